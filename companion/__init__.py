@@ -1,0 +1,3 @@
+"""Table companion for IÄÄ! Cthulhu! Fhtagn!."""
+
+__version__ = "0.1.0"

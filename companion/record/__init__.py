@@ -1,0 +1,1 @@
+"""Game records: the NOTATION.md reader and writer, and replay."""

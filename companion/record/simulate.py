@@ -1,0 +1,176 @@
+"""Seeded games with simple strategies: the simulated table for tests,
+benchmarks and the demo. The dice are rolled here, never in the rules."""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..rules.actions import Action, CallAction, GiveUp
+from ..rules.calls import shape_of
+from ..rules.faces import DIE_SIDES, tentacle_value
+from ..rules.game import Game
+from ..rules.options import Options
+from .notation import Event, PhaseLine, ScoreLine, StartRoll, TotalsLine, Turn
+from .writer import write_record
+
+Strategy = Callable[[Game, str, tuple[str, ...], tuple[Action, ...], random.Random], Action]
+#: Enough for any real game; a game still running then is cut cleanly.
+MAX_PHASES = 500
+
+
+def roll_dice(rng: random.Random, n: int) -> tuple[str, ...]:
+    """C2: a fair roll of n dice."""
+    return tuple(rng.choice(DIE_SIDES) for _ in range(n))
+
+
+def random_legal(g: Game, cult: str, roll: tuple[str, ...], legal: tuple[Action, ...], rng: random.Random) -> Action:
+    return rng.choice(legal)
+
+
+def _value_after(g: Game, cult: str, a: CallAction) -> int:
+    lay = list(g.layouts[cult]) + list(a.place)
+    return sum(tentacle_value(f) for f in lay) * lay.count("I")
+
+
+def greedy(g: Game, cult: str, roll: tuple[str, ...], legal: tuple[Action, ...], rng: random.Random) -> Action:
+    """Build the biggest value, complete only when it is worth it."""
+
+    def score(a: Action) -> tuple[float, float]:
+        if isinstance(a, GiveUp):
+            return (-1.0, -tentacle_value(a.face) - (5 if a.face == "I" else 0))
+        s = shape_of(a.call)
+        v = _value_after(g, cult, a)
+        if s.fhtagn:
+            return (v * 1.5 if v >= 12 or g.pools[cult] <= 3 else v * 0.5, rng.random())
+        return (v + 2 * len(a.take) + rng.random(), rng.random())
+
+    return max(legal, key=score)
+
+
+def cautious(g: Game, cult: str, roll: tuple[str, ...], legal: tuple[Action, ...], rng: random.Random) -> Action:
+    """Complete as soon as the layout scores anything."""
+
+    def score(a: Action) -> tuple[int, float]:
+        if isinstance(a, GiveUp):
+            return (-1, -tentacle_value(a.face))
+        s = shape_of(a.call)
+        v = _value_after(g, cult, a)
+        return ((100 + v) if s.fhtagn and v > 0 else v + len(a.take), rng.random())
+
+    return max(legal, key=score)
+
+
+STRATEGIES: dict[str, Strategy] = {"random": random_legal, "greedy": greedy, "cautious": cautious}
+
+
+@dataclass
+class SimGame:
+    tags: dict[str, str]
+    events: list[Event] = field(default_factory=list)
+    game: Game | None = None
+    cut: bool = False
+
+    @property
+    def record(self) -> str:
+        return write_record(self.tags, self.events)
+
+
+def new_game(options: Options, tags: dict[str, str] | None = None) -> SimGame:
+    all_tags = {"Cults": " ".join(options.cults), "Target": str(options.target)}
+    if options.start_rule.value != "sum":
+        all_tags["StartRule"] = options.start_rule.value
+    if options.doublers.value != "return":
+        all_tags["Doublers"] = options.doublers.value
+    all_tags.update(tags or {})
+    return SimGame(all_tags, game=Game(options))
+
+
+def play_game(
+    options: Options,
+    seed: int,
+    strategies: dict[str, Strategy] | None = None,
+    *,
+    tags: dict[str, str] | None = None,
+) -> SimGame:
+    """Play one whole game with seeded dice."""
+    sim = new_game(options, tags)
+    for _ in iter_game(sim, seed, strategies):
+        pass
+    return sim
+
+
+def iter_game(
+    sim: SimGame, seed: int, strategies: dict[str, Strategy] | None = None
+) -> Iterator[Event]:
+    """Play ``sim``'s game with seeded dice, yielding each event after it is applied."""
+    rng = random.Random(seed)
+    g = sim.game
+    assert g is not None
+    strat = strategies or {c: random_legal for c in g.cults}
+
+    def emit(ev: Event) -> Event:
+        sim.events.append(ev)
+        return ev
+
+    while g.start_cult is None:
+        contenders = g.rolloff.contenders if g.rolloff else g.cults
+        for c in contenders:
+            faces = roll_dice(rng, 6)
+            g.roll_start(c, faces)
+            yield emit(StartRoll(c, faces))
+    while not g.finished:
+        if g.phase > MAX_PHASES:
+            sim.cut = True
+            return
+        g.mark_phase(g.phase, g.start_cult)
+        yield emit(PhaseLine(g.phase, g.start_cult))
+        phase = g.phase
+        while g.phase == phase and not g.finished:
+            cult = g.to_move
+            assert cult is not None
+            roll = roll_dice(rng, g.pools[cult])
+            legal = g.legal_actions(roll, cult)
+            action = strat[cult](g, cult, roll, legal, rng)
+            g.play(cult, roll, action)
+            yield emit(Turn(cult, roll, action))
+        yield emit(ScoreLine(tuple(g.results[-1].scores.items())))
+        yield emit(TotalsLine(tuple(g.totals.items())))
+
+
+def simulate_main(args: argparse.Namespace) -> int:
+    from ..rules.options import OptionsError
+
+    try:
+        opts = Options.make(
+            [f"Cult{i + 1}" for i in range(args.cults)],
+            target=args.target,
+            start_rule=args.start_rule,
+            doublers=args.doublers,
+        )
+    except OptionsError as exc:
+        print(f"companion simulate: {exc.message}", file=sys.stderr)
+        return 2
+    out = Path(args.out) if args.out else None
+    if out:
+        out.mkdir(parents=True, exist_ok=True)
+    names = list(STRATEGIES)
+    for n in range(args.games):
+        seed = args.seed + n
+        pick = random.Random(seed * 7919)
+        strategies = {
+            c: STRATEGIES[args.strategy] if args.strategy != "mixed" else STRATEGIES[pick.choice(names)]
+            for c in opts.cults
+        }
+        sim = play_game(opts, seed, strategies, tags={"Event": "Simulation", "Round": str(seed)})
+        if out:
+            (out / f"game-{seed:06d}.txt").write_text(sim.record, encoding="utf-8")
+        else:
+            sys.stdout.write(sim.record)
+            if n + 1 < args.games:
+                sys.stdout.write("\n")
+    return 0
