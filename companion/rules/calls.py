@@ -114,7 +114,16 @@ class Shape:
         return self.iaa or self.cthulhu or self.fhtagn
 
 
-def shape_of(call: Call) -> Shape:
+def _shape(call: Call) -> Shape:
     if call == ALL_FHTAGN:
         return Shape(False, False, False, False, True)
     return Shape(I_ in call, C_ in call, F_ in call, P_ in call, False)
+
+
+_SHAPES = {call: _shape(call) for call in TABLE_K.values()}
+
+
+def shape_of(call: Call) -> Shape:
+    """What the words do; table K's shapes are computed once (replay's hot path)."""
+    shape = _SHAPES.get(call)
+    return shape if shape is not None else _shape(call)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from .actions import CENTER, Action, CallAction, GiveUp
 from .calls import ALL_FHTAGN, TABLE_K, Call, Shape, Word, call_text, shape_of
 from .faces import TENTACLES, E, I, faces_text, tentacle_value
-from .options import Doublers, Options, StartRule, center_dice_for
+from .options import Doublers, IllegalCall, Options, StartRule, center_dice_for
 from .verdicts import RuleError
 
 
@@ -297,10 +297,10 @@ class Game:
 
     def _carry_fault(self, cult: str, roll: tuple[str, ...], s: Shape, a: CallAction) -> RuleError | None:
         """Stage 7: do ``place`` and ``take`` carry the call out?"""
-        placed = Counter(a.place)
-        n_i = placed[I]
-        n_e = placed[E]
-        tents = [f for f in a.place if f in TENTACLES]
+        place = a.place
+        n_i = place.count(I)
+        n_e = place.count(E)
+        tents = [f for f in place if f in TENTACLES]
         free = self.free_dice(cult)
         if s.iaa and n_i == 0:
             return RuleError("T5", "the call IÄÄ! was spoken but no I is placed")
@@ -314,8 +314,7 @@ class Game:
             return RuleError("D1", "exactly one I is placed, and only by IÄÄ!")
         if tents and not s.cthulhu:
             return RuleError("D3", "tentacle dice are placed only by Cthulhu!")
-        have = Counter(roll)
-        if any(placed[f] > have[f] for f in TENTACLES):
+        if any(place.count(f) > roll.count(f) for f in set(tents)):
             return RuleError("D3", "Cthulhu! places only tentacle dice that the roll shows")
         if n_e > (1 if s.fhtagn else 0):
             return RuleError("D4", "exactly one E is placed, and only by Fhtagn!")
@@ -435,6 +434,20 @@ class Game:
         return results
 
     # --------------------------------------------------------------- playing
+    def forfeit(self, cult: str, roll: tuple[str, ...], face: str) -> None:
+        """V2 option ``forfeit``: after an illegal call the cult gives up a die of its roll.
+
+        Under the default ``recall`` the cult is asked for a legal call instead.
+        """
+        if self.options.illegal_call is not IllegalCall.FORFEIT:
+            raise RuleError("V2", "this table recalls illegal calls: the cult makes a legal call instead")
+        self.judge_turn(cult, roll)
+        if face not in roll:
+            raise RuleError("T4", f"{cult} can give up only a die of its roll, and no {face} was rolled")
+        if self.start_cult is None:
+            self._set_start(cult)
+        self._apply(cult, GiveUp(face))
+
     def play(self, cult: str, roll: tuple[str, ...], action: Action) -> None:
         """Judge the action and, when legal, apply it."""
         self.judge(cult, roll, action)

@@ -1,0 +1,1 @@
+"""Benchmarks: `python -m benchmarks [NAME...]` runs them and prints medians and the machine."""

@@ -1,0 +1,88 @@
+"""`companion replay` on bad input: one sentence, the right exit status, never a traceback."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from companion.cli import main
+
+GOOD = '[Cults "Anna Ben"]\n\nAnna: I23E1I -> IÄÄ! Cthulhu! Fhtagn! place I23E\n'
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["replay", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def write(tmp_path: Path, data: bytes | str) -> str:
+    p = tmp_path / "game.txt"
+    p.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+    return str(p)
+
+
+def test_good_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--json", write(tmp_path, GOOD))
+    assert code == 0
+    assert json.loads(out)["ok"] is True
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "rule"),
+    [
+        (GOOD + "garbage here\n", 4, "N"),
+        (GOOD + "Ben: 12X -> give 1\n", 4, "N"),  # a face that does not exist
+        (GOOD + "Zed: 111111 -> give 1\n", 4, "N"),  # unknown cult
+        (GOOD + "Ben: 1111\n", 4, "N"),  # truncated line
+        (GOOD + "Ben: 111111 ->\n", 4, "N"),
+        ('[Cults "Anna Ben"\n', 1, "N"),
+        ("Anna: I23E1I -> IÄÄ! place I\n", 1, "N"),  # no Cults tag
+        ('[Cults "Anna Ben"]\n[Cults "Anna Ben"]\n', 2, "N"),
+        ('[Cults "Anna Ben"]\nAnna: I1 -> IÄÄ! place I\n[Target "5"]\n', 2, "T2"),
+        ('[Cults "Anna Ben"]\nAnna: I11111 -> IÄÄ! place I\n[Target "5"]\n', 3, "N"),
+    ],
+)
+def test_bad_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, line: int, rule: str) -> None:
+    code, out, err = run(capsys, "--json", write(tmp_path, text))
+    assert code == 1
+    got = json.loads(out)
+    assert got["ok"] is False
+    assert (got["error"]["line"], got["error"]["rule"]) == (line, rule)
+    assert got["error"]["message"] and "Traceback" not in out + err
+    code, out, _ = run(capsys, write(tmp_path, text))
+    assert code == 1 and f"line {line}: {rule}:" in out
+
+
+def test_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, str(tmp_path / "nope.txt"))
+    assert code == 2 and "no such file" in err
+
+
+def test_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, str(tmp_path))
+    assert code == 2 and "folder" in err
+
+
+def test_binary_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "--json", write(tmp_path, b"\x00\x01\x02garbage"))
+    assert code == 2 and "not a text file" in err
+    assert json.loads(out)["ok"] is False
+
+
+def test_wrong_encoding(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    latin1 = GOOD.replace("IÄÄ!", "IAA!") + "# Köln\n"
+    code, _, err = run(capsys, write(tmp_path, latin1.encode("latin-1")))
+    assert code == 2 and "line 4" in err and "UTF-8" in err
+
+
+def test_bom_and_crlf(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, _ = run(capsys, write(tmp_path, "\ufeff" + GOOD.replace("\n", "\r\n")))
+    assert code == 0
+
+
+def test_human_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, write(tmp_path, GOOD))
+    assert code == 0 and "ok" in out
