@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test bench clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -16,6 +16,7 @@ demo: $(STAMP)
 	$(BIN)/companion demo
 
 test: $(STAMP)
+	bash scripts/sysdeps.sh
 	$(BIN)/ruff check companion tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/pytest -n 2 -q

@@ -90,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_from("companion.vision.calibrate_cli", sub)
     _add_from("companion.tui.cli", sub)
     _add_from("companion.store.cli", sub)
+    _add_from("companion.doctor", sub)
     if "demo" not in sub.choices:
         d = sub.add_parser("demo", help="a whole simulated game, written as a record and replayed")
         d.add_argument("--headless", action="store_true")

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Install the companion on Raspberry Pi OS (Bookworm or later, 64-bit).
+#
+#   sudo deploy/install.sh             install or update (idempotent)
+#   sudo deploy/install.sh --dry-run   print every step, change nothing
+#   sudo deploy/install.sh --uninstall remove what it added, keep the game databases
+#   sudo deploy/install.sh --uninstall --purge   ... and the databases too
+#
+# Layout on the Pi:
+#   /opt/companion/src    this repository (the model in models/ stays beside the code)
+#   /opt/companion/venv   venv with --system-site-packages: picamera2/libcamera come from apt
+#   /var/lib/companion    home of user companion: data/companion (games database),
+#                         config/companion (calibration, enrolment profile)
+set -euo pipefail
+
+PREFIX=${COMPANION_PREFIX:-/opt/companion}
+DATA=${COMPANION_DATA:-/var/lib/companion}
+UNIT_DIR=${COMPANION_UNIT_DIR:-/etc/systemd/system}
+USER_NAME=companion
+SRC_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+APT_PACKAGES=(python3-picamera2 python3-venv python3-pip python3-numpy rsync)
+
+dry_run=0
+mode=install
+purge=0
+
+usage() {
+    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+}
+
+for arg in "$@"; do
+    case "$arg" in
+        --dry-run) dry_run=1 ;;
+        --uninstall) mode=uninstall ;;
+        --purge) purge=1 ;;
+        -h | --help) usage; exit 0 ;;
+        *) echo "install.sh: unknown option '$arg' (see --help)" >&2; exit 2 ;;
+    esac
+done
+
+# Every change goes through run: --dry-run prints it instead.
+run() {
+    if [ "$dry_run" -eq 1 ]; then
+        printf '[dry-run] %s\n' "$*"
+    else
+        printf '+ %s\n' "$*"
+        "$@"
+    fi
+}
+
+step() {
+    printf '==> %s\n' "$*"
+}
+
+need_root() {
+    if [ "$dry_run" -eq 0 ] && [ "$(id -u)" -ne 0 ]; then
+        echo "install.sh: run it with sudo: it installs packages, a user and a service." >&2
+        exit 1
+    fi
+}
+
+have_user() {
+    id -u "$USER_NAME" >/dev/null 2>&1
+}
+
+install_all() {
+    step "Packages from apt (picamera2 and libcamera come from the OS)"
+    run apt-get update
+    run apt-get install -y --no-install-recommends "${APT_PACKAGES[@]}"
+
+    step "User $USER_NAME in the video group"
+    if have_user; then
+        run usermod -a -G video,tty,input,audio "$USER_NAME"
+    else
+        run useradd --system --home-dir "$DATA" --shell /usr/sbin/nologin \
+            --groups video,tty,input,audio "$USER_NAME"
+    fi
+
+    step "Code in $PREFIX/src"
+    run mkdir -p "$PREFIX/src"
+    run rsync -a --delete --exclude .venv --exclude .git "$SRC_DIR/" "$PREFIX/src/"
+
+    step "Venv with system site packages in $PREFIX/venv"
+    if [ ! -x "$PREFIX/venv/bin/python" ]; then
+        run python3 -m venv --system-site-packages "$PREFIX/venv"
+    fi
+    run "$PREFIX/venv/bin/pip" install --upgrade pip
+    run "$PREFIX/venv/bin/pip" install -e "$PREFIX/src[pi]"
+
+    step "Data folder $DATA and the default calibration"
+    run install -d -o "$USER_NAME" -g "$USER_NAME" -m 0750 "$DATA" "$DATA/data" "$DATA/config" \
+        "$DATA/data/companion" "$DATA/config/companion"
+    # A calibration made on this Pi is never overwritten by the default.
+    if [ ! -e "$DATA/config/companion/calibration.json" ]; then
+        run install -o "$USER_NAME" -g "$USER_NAME" -m 0640 \
+            "$SRC_DIR/calibration/default.json" "$DATA/config/companion/calibration.json"
+    fi
+
+    step "Service on tty1"
+    run install -m 0644 "$SRC_DIR/systemd/companion.service" "$UNIT_DIR/companion.service"
+    run systemctl daemon-reload
+    run systemctl enable companion.service
+    run systemctl restart companion.service
+    step "Done: the secretary starts on the screen. Check it with: $PREFIX/venv/bin/companion doctor"
+}
+
+uninstall_all() {
+    step "Service"
+    run systemctl disable --now companion.service || true
+    run rm -f "$UNIT_DIR/companion.service"
+    run systemctl daemon-reload
+    step "Code and venv"
+    run rm -rf "$PREFIX"
+    if [ "$purge" -eq 1 ]; then
+        step "Data, games databases included (--purge)"
+        run rm -rf "$DATA"
+    else
+        step "Keeping the game databases in $DATA (add --purge to remove them)"
+    fi
+    step "User $USER_NAME"
+    if have_user; then
+        run userdel "$USER_NAME"
+    fi
+    step "Done: getty on tty1 comes back at the next boot (or: systemctl start getty@tty1)"
+}
+
+need_root
+if [ "$mode" = install ]; then
+    install_all
+else
+    uninstall_all
+fi

@@ -1,0 +1,133 @@
+"""The Pi install script, the service unit and `companion doctor`, tested without a Pi."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from companion import doctor, paths
+
+REPO = Path(__file__).resolve().parents[1]
+INSTALL = REPO / "deploy" / "install.sh"
+UNIT = REPO / "systemd" / "companion.service"
+
+
+@pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed")
+def test_shellcheck_every_script() -> None:
+    scripts = [p for p in REPO.rglob("*.sh") if ".venv" not in p.parts] + [REPO / ".ci" / "run"]
+    proc = subprocess.run(["shellcheck", *map(str, scripts)], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+def test_unit_verifies(tmp_path: Path) -> None:
+    # verify checks that ExecStart exists; point it at a stand-in, every other line unchanged
+    exe = tmp_path / "companion"
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    unit = tmp_path / "companion.service"
+    unit.write_text(UNIT.read_text().replace("/opt/companion/venv/bin/companion", str(exe)))
+    proc = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, check=False)
+    problems = [ln for ln in proc.stderr.splitlines() if "companion.service" in ln]
+    assert proc.returncode == 0 and not problems, proc.stderr
+
+
+def test_unit_has_what_the_design_asks() -> None:
+    text = UNIT.read_text()
+    for line in ("User=companion", "SupplementaryGroups=video", "Conflicts=getty@tty1.service", "TTYPath=/dev/tty1",
+                 "StandardInput=tty", "Restart=on-failure", "NoNewPrivileges=yes", "ProtectSystem=strict",
+                 "ReadWritePaths=/var/lib/companion", "PrivateTmp=yes", "StandardError=journal", "--resume"):
+        assert line in text, line
+
+
+def _install(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COMPANION_PREFIX": str(tmp_path / "opt"), "COMPANION_DATA": str(tmp_path / "data"),
+           "COMPANION_UNIT_DIR": str(tmp_path / "units")}
+    return subprocess.run(["bash", str(INSTALL), *args], capture_output=True, text=True, env=env, check=False)
+
+
+def test_install_dry_run_prints_every_step_and_changes_nothing(tmp_path: Path) -> None:
+    proc = _install(tmp_path, "--dry-run")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    for needle in ("apt-get install -y --no-install-recommends python3-picamera2", "useradd", "video",
+                   "venv --system-site-packages", "pip install -e", "[pi]", "calibration/default.json",
+                   "systemctl enable companion.service"):
+        assert needle in out, needle
+    assert all(line.startswith(("[dry-run]", "==>")) for line in out.splitlines())
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_uninstall_dry_run_keeps_databases(tmp_path: Path) -> None:
+    out = _install(tmp_path, "--uninstall", "--dry-run").stdout
+    assert "systemctl disable --now companion.service" in out and "Keeping the game databases" in out
+    assert f"rm -rf {tmp_path / 'data'}" not in out
+    purge = _install(tmp_path, "--uninstall", "--purge", "--dry-run").stdout
+    assert f"rm -rf {tmp_path / 'data'}" in purge
+
+
+def test_install_refuses_unknown_option(tmp_path: Path) -> None:
+    proc = _install(tmp_path, "--bogus")
+    assert proc.returncode == 2 and "unknown option" in proc.stderr
+
+
+# ------------------------------------------------------------------ doctor
+@pytest.fixture()
+def xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    return tmp_path
+
+
+def test_doctor_database_and_disk(xdg: Path) -> None:
+    ctx = doctor.Context()
+    assert doctor.check_database(ctx).status == "ok"
+    assert paths.db_path().parent.is_dir() and not paths.db_path().exists()
+    assert doctor.check_disk(ctx).status == "ok"
+
+
+def test_doctor_database_not_writable(xdg: Path) -> None:
+    if os.geteuid() == 0:
+        # root writes anywhere: make the folder a file instead
+        paths.data_dir().parent.mkdir(parents=True)
+        paths.data_dir().write_text("not a folder")
+    else:
+        paths.data_dir().mkdir(parents=True)
+        paths.data_dir().chmod(0o500)
+    c = doctor.check_database(doctor.Context())
+    assert c.status == "fail" and c.fix
+
+
+def test_doctor_clock() -> None:
+    assert doctor.check_clock(doctor.Context(), dt.datetime(1970, 1, 1)).status == "fail"
+    assert doctor.check_clock(doctor.Context(), dt.datetime(2026, 11, 30)).status == "ok"
+
+
+def test_doctor_profile_missing_is_a_warning(xdg: Path) -> None:
+    c = doctor.check_profile(doctor.Context())
+    assert c.status == "warn" and "enroll" in c.fix
+
+
+def test_doctor_never_crashes_and_reports_failure(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(ctx: doctor.Context) -> doctor.Check:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(doctor, "CHECKS", [broken, lambda ctx: doctor.Check("x", "ok", "fine")])
+    import argparse
+
+    code = doctor.cmd_doctor(argparse.Namespace(json=True))
+    out = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert out[0]["status"] == "fail" and "boom" in out[0]["detail"] and out[1]["status"] == "ok"
+
+
+def test_doctor_camera_missing_says_what_to_do() -> None:
+    (c,) = doctor.run_checks([doctor.check_camera])
+    # no camera on this machine: a failure with a sentence, never an exception
+    assert c.status in ("ok", "fail") and c.detail
