@@ -579,6 +579,13 @@ def test_V1_legal_verdict_lists_legal_calls() -> None:
     assert act("IÄÄ! place I") in e.value.legal
 
 
+def test_V1_verdict_value() -> None:
+    g = game()
+    assert g.verdict("A", tuple("I22222"), act("IÄÄ! place I")).ok
+    v = g.verdict("A", tuple("I22222"), act("give 2"))
+    assert not v and v.rule == "T3" and act("IÄÄ! place I") in v.legal
+
+
 def test_V1_illegal_call_changes_nothing() -> None:
     g = game()
     before = (dict(g.pools), g.center, g.to_move)

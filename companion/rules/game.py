@@ -16,7 +16,7 @@ from .actions import CENTER, Action, CallAction, GiveUp
 from .calls import ALL_FHTAGN, TABLE_K, Call, Shape, Word, call_text, shape_of
 from .faces import TENTACLES, E, I, faces_text, tentacle_value
 from .options import Doublers, IllegalCall, Options, StartRule, center_dice_for
-from .verdicts import RuleError
+from .verdicts import OK, RuleError, Verdict
 
 
 @dataclass(frozen=True, slots=True)
@@ -378,6 +378,14 @@ class Game:
         else:
             fault = RuleError(fault.rule, fault.message, legal)
         raise fault
+
+    def verdict(self, cult: str, roll: tuple[str, ...], action: Action) -> Verdict:
+        """The judgement as a value: ``OK``, or the rule id, the sentence and the legal actions."""
+        try:
+            self.judge(cult, roll, action)
+        except RuleError as exc:
+            return exc.verdict
+        return OK
 
     def is_legal(self, cult: str, roll: tuple[str, ...], action: Action) -> bool:
         try:
