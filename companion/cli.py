@@ -43,24 +43,6 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return simulate_main(args)
 
 
-def _cmd_plain_demo(args: argparse.Namespace) -> int:
-    """The demo without store or screen: play, print the record, replay it."""
-    from .record.replay import replay_text
-    from .record.simulate import STRATEGIES, play_game
-    from .rules import Options
-
-    opts = Options.make([f"Cult{i + 1}" for i in range(args.cults)])
-    sim = play_game(opts, args.seed, {c: STRATEGIES["greedy"] for c in opts.cults})
-    print(sim.record)
-    result = replay_text(sim.record)
-    g = result.game
-    if g is None or not result.ok:
-        print("the demo record does not replay; this is a bug", file=sys.stderr)
-        return 1
-    print("winners: " + (" ".join(g.winners) or "none") + "; losers: " + (" ".join(g.losers) or "none"))
-    return 0
-
-
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="companion", description=__doc__)
     p.add_argument("--version", action="version", version=f"companion {__version__}")
@@ -91,12 +73,6 @@ def build_parser() -> argparse.ArgumentParser:
     _add_from("companion.tui.cli", sub)
     _add_from("companion.store.cli", sub)
     _add_from("companion.doctor", sub)
-    if "demo" not in sub.choices:
-        d = sub.add_parser("demo", help="a whole simulated game, written as a record and replayed")
-        d.add_argument("--headless", action="store_true")
-        d.add_argument("--seed", type=int, default=1)
-        d.add_argument("--cults", type=int, default=3)
-        d.set_defaults(func=_cmd_plain_demo)
     return p
 
 

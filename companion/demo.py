@@ -1,0 +1,216 @@
+"""The headless demo: a seeded game on the simulated table, kept by the secretary.
+
+The simulated table is the seeded simulator of ``companion.record.simulate``;
+resuming replays it from the seed and checks it against the stored prefix, so
+a resumed game goes on exactly as the uninterrupted one would have. The
+source of entries is pluggable (``Table``): the screens may route the dice
+through rendered frames and the vision reader instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import random
+import signal
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Protocol
+
+from .record.notation import StartRoll, Turn, format_event
+from .record.simulate import STRATEGIES, Strategy, iter_game, new_game
+from .rules.options import Options, OptionsError
+from .secretary import Secretary, SecretaryError
+from .store.base import Evidence, GameInfo, StoreError
+from .store.paths import default_db_path
+from .store.sqlite import SQLiteStore
+
+DEFAULT_SEED = 1
+DEFAULT_CULTS = 3
+Entry = StartRoll | Turn
+#: Turns the dice on the table into the dice as read, with the evidence to keep.
+Reader = Callable[[Entry], tuple[Entry, Evidence | None]]
+
+
+class Table(Protocol):
+    """Where the demo's entries come from, in the order they happen."""
+
+    def entries(self) -> Iterator[Entry]: ...
+
+
+def strategy_names(seed: int, cults: tuple[str, ...]) -> dict[str, str]:
+    """The same mix as ``companion simulate --strategy mixed`` for this seed."""
+    pick = random.Random(seed * 7919)
+    names = list(STRATEGIES)
+    return {c: pick.choice(names) for c in cults}
+
+
+@dataclass
+class SimulatedTable:
+    options: Options
+    seed: int
+    strategies: dict[str, str]
+
+    def entries(self) -> Iterator[Entry]:
+        strat: dict[str, Strategy] = {c: STRATEGIES[n] for c, n in self.strategies.items()}
+        sim = new_game(self.options)
+        for ev in iter_game(sim, self.seed, strat):
+            if isinstance(ev, StartRoll | Turn):
+                yield ev
+
+
+def read_as_rolled(entry: Entry) -> tuple[Entry, Evidence | None]:
+    """The simulated camera reads every die right; the dice as read are kept as evidence."""
+    faces = entry.faces if isinstance(entry, StartRoll) else entry.roll
+    return entry, Evidence(dice={"faces": "".join(faces), "source": "simulated"})
+
+
+class DemoError(Exception):
+    """A demo that cannot go on; one sentence."""
+
+
+def _matches(info: GameInfo, seed: int | None, cults: int | None) -> bool:
+    demo = info.meta.get("demo")
+    if info.finished or not isinstance(demo, dict):
+        return False
+    if seed is not None and demo.get("seed") != seed:
+        return False
+    return cults is None or len(info.tags.get("Cults", "").split()) == cults
+
+
+def _demo_info(sec: Secretary, args: argparse.Namespace) -> GameInfo | None:
+    """The unfinished demo game to resume, asking when a person is at the keyboard.
+
+    Only a game that fits the ``--seed`` and ``--cults`` given is taken, so
+    that "the same command with --resume" finishes the same game.
+    """
+    seed, cults = getattr(args, "seed", None), getattr(args, "cults", None)
+    games = list(reversed(sec.store.games()))
+    if getattr(args, "resume", False):
+        info = next((g for g in games if _matches(g, seed, cults)), None)
+        if info is None:
+            print("companion demo: no unfinished demo game to resume; starting a new one", file=sys.stderr)
+        return info
+    info = next((g for g in games if _matches(g, seed, cults)), None) or next(
+        (g for g in games if _matches(g, None, None)), None)
+    if info is None:
+        return None
+    if sys.stdin.isatty():
+        try:
+            answer = input(f"Game {info.id} (started {info.created[:16]}) was not finished. Resume it? [Y/n] ")
+        except EOFError:
+            answer = "n"
+        return info if answer.strip().lower() in ("", "y", "yes") else None
+    demo = info.meta["demo"]
+    n = len(info.tags.get("Cults", "").split())
+    db = f" --db {args.db}" if getattr(args, "db", None) else ""
+    print(f"companion demo: game {info.id} is unfinished; `companion demo --headless{db} --seed {demo['seed']} "
+          f"--cults {n} --resume` finishes it. Starting a new game.", file=sys.stderr)
+    return None
+
+
+def play(
+    sec: Secretary,
+    table: Table,
+    reader: Reader = read_as_rolled,
+    after_event: Callable[[], None] | None = None,
+) -> None:
+    """Feed the table's entries to the secretary, skipping those already stored."""
+    done = sec.inputs
+    for i, raw in enumerate(table.entries()):
+        entry, evidence = reader(raw)
+        if i < len(done):
+            if format_event(done[i].event) != format_event(entry):
+                raise DemoError(
+                    f"stored event {done[i].seq} ({format_event(done[i].event)}) is not what the "
+                    f"simulated table gives ({format_event(entry)}); this game cannot be resumed by the demo"
+                )
+            continue
+        if isinstance(entry, StartRoll):
+            sec.submit_start_roll(entry.cult, entry.faces, evidence)
+        else:
+            res = sec.submit_turn(entry.cult, entry.roll, entry.action, evidence)
+            if not res.accepted:
+                raise DemoError(f"the secretary refused {format_event(entry)}: {res.verdict.rule}: "
+                                f"{res.verdict.message}")
+        if after_event is not None:
+            after_event()
+    if not sec.finished:
+        raise DemoError("the simulated game stopped before it ended")
+
+
+def run_headless(args: argparse.Namespace) -> int:
+    db = Path(args.db) if getattr(args, "db", None) else default_db_path()
+    try:
+        sec = Secretary(SQLiteStore(db))
+    except StoreError as exc:
+        print(f"companion demo: {exc}", file=sys.stderr)
+        return 2
+    try:
+        info = _demo_info(sec, args)
+        if info is not None:
+            sec.resume(info.id)
+            seed, strategies = _demo_meta(info)
+            print(f"companion demo: resuming game {info.id} (seed {seed}) after {len(sec.events)} events",
+                  file=sys.stderr)
+        else:
+            seed = DEFAULT_SEED if args.seed is None else args.seed
+            options = Options.make([f"Cult{i + 1}" for i in range(args.cults or DEFAULT_CULTS)])
+            strategies = strategy_names(seed, options.cults)
+            tags = {"Event": "Demo", "Round": str(seed), "Date": datetime.now().astimezone().strftime("%Y.%m.%d"),
+                    "Table": "demo"}
+            sec.start_game(options, tags, {"demo": {"seed": seed, "strategies": strategies}})
+        table = SimulatedTable(sec.options, seed, strategies)
+        play(sec, table, after_event=_crash_hook(getattr(args, "crash_after", None)))
+        sys.stdout.write(sec.record_text())
+        return 0
+    except (StoreError, SecretaryError, DemoError, OptionsError) as exc:
+        print(f"companion demo: {getattr(exc, 'message', None) or exc}", file=sys.stderr)
+        return 1
+    finally:
+        sec.close()
+
+
+def _demo_meta(info: GameInfo) -> tuple[int, dict[str, str]]:
+    """The seed and strategies the demo kept with its game."""
+    try:
+        demo = info.meta["demo"]
+        strategies = {str(c): str(n) for c, n in demo["strategies"].items()}
+        if any(n not in STRATEGIES for n in strategies.values()):
+            raise ValueError
+        return int(demo["seed"]), strategies
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise DemoError(f"game {info.id} does not say how the demo played it; it cannot be resumed") from None
+
+
+def _crash_hook(after: int | None) -> Callable[[], None] | None:
+    """Test hook: kill -9 this process after ``after`` new events were stored."""
+    if after is None:
+        return None
+    count = 0
+
+    def hook() -> None:
+        nonlocal count
+        count += 1
+        if count >= after:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return hook
+
+
+def run(args: argparse.Namespace) -> int:
+    """``companion demo``: the screens when they exist and are wanted, else headless."""
+    if not getattr(args, "headless", False):
+        try:  # the screens are optional: their dependencies may be missing
+            app = importlib.import_module("companion.tui.app")
+        except ImportError:
+            app = None
+        run_demo = getattr(app, "run_demo", None)
+        if callable(run_demo):
+            code: int = run_demo(args)
+            return code
+    return run_headless(args)

@@ -1,0 +1,116 @@
+"""Commands of the store: demo, export, standings, verify."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .base import StoreError
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from ..demo import run
+
+    return run(args)
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from .export import load, select, summary, to_csv, write_evidence
+    from .sqlite import SQLiteStore
+
+    try:
+        store = SQLiteStore(args.db, create=False, salvage=True)
+    except StoreError as exc:
+        print(f"companion export: {exc}", file=sys.stderr)
+        return 2
+    try:
+        games = [load(store, info) for info in select(store, args.game)]
+        if args.evidence:
+            kept = sum(write_evidence(store, ex, Path(args.evidence)) for ex in games)
+            print(f"companion export: the evidence of {kept} roll{'s' if kept != 1 else ''} written to {args.evidence}",
+                  file=sys.stderr)
+    except StoreError as exc:
+        print(f"companion export: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"companion export: cannot write the evidence to {args.evidence}: {exc.strerror}", file=sys.stderr)
+        return 2
+    finally:
+        store.close()
+    problems = [f"game {ex.info.id}: {ex.problem}" for ex in games if ex.problem]
+    if problems or store.damage:
+        # one sentence: the first problem says what is wrong, the rest is in `companion verify`
+        more = f" (and {len(problems) - 1} more games; see `companion verify`)" if len(problems) > 1 else ""
+        print(f"companion export: {problems[0] if problems else store.damage}{more}", file=sys.stderr)
+    if args.format == "record":
+        out = "\n".join(ex.record for ex in games)
+    elif args.format == "json":
+        out = json.dumps({"games": [summary(ex) for ex in games]}, ensure_ascii=False, indent=2) + "\n"
+    else:
+        out = to_csv([summary(ex) for ex in games])
+    if args.out:
+        try:
+            Path(args.out).write_text(out, encoding="utf-8")
+        except OSError as exc:
+            print(f"companion export: cannot write {args.out}: {exc.strerror}", file=sys.stderr)
+            return 2
+    else:
+        sys.stdout.write(out)
+    return 1 if store.damage or any(ex.problem for ex in games) else 0
+
+
+def _cmd_standings(args: argparse.Namespace) -> int:
+    from .standings import standings, standings_text
+
+    ranked, aside, counted = standings(args.records)
+    if args.json:
+        print(json.dumps({"records": counted, "standings": [s.to_json() for s in ranked],
+                          "set_aside": [{"file": a.file, "line": a.line, "rule": a.rule, "reason": a.reason}
+                                        for a in aside]}, ensure_ascii=False, indent=2))
+    else:
+        print(standings_text(ranked, aside, counted))
+    return 0 if counted or not aside else 1
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from .verify import verify
+
+    try:
+        found = verify(args.path)
+    except StoreError as exc:
+        print(f"companion verify: {exc}", file=sys.stderr)
+        return 2
+    for f in found:
+        print(("ok: " if f.ok else "BAD: ") + f.message)
+    return 0 if all(f.ok for f in found) else 1
+
+
+def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    d = subparsers.add_parser("demo", help="a whole game on the simulated table, kept in the store")
+    d.add_argument("--headless", action="store_true", help="no screens: print the record and the winners")
+    d.add_argument("--db", metavar="PATH", help="the database (default: the user data folder)")
+    # None when not given: --resume then takes any unfinished demo game, not only seed 1
+    d.add_argument("--seed", type=int, help="the seed of the dice (default 1)")
+    d.add_argument("--cults", type=int, choices=range(2, 7), metavar="N", help="2 to 6 cults (default 3)")
+    d.add_argument("--resume", action="store_true", help="finish the unfinished demo game without asking")
+    d.add_argument("--crash-after", type=int, help=argparse.SUPPRESS)  # tests: kill -9 after N events
+    d.set_defaults(func=_cmd_demo)
+
+    e = subparsers.add_parser("export", help="print stored games as records, JSON or CSV")
+    e.add_argument("db", metavar="DB")
+    e.add_argument("--game", default="all", help="a game number, 'last' or 'all' (default)")
+    e.add_argument("--format", choices=["record", "json", "csv"], default="record")
+    e.add_argument("--out", metavar="FILE", help="write to FILE instead of printing")
+    e.add_argument("--evidence", metavar="DIR", help="also write each roll's kept frame and dice as read to DIR")
+    e.set_defaults(func=_cmd_export)
+
+    s = subparsers.add_parser("standings", help="standings across tables from game records")
+    s.add_argument("records", nargs="+", metavar="RECORD", help="record files, or folders of them")
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.set_defaults(func=_cmd_standings)
+
+    v = subparsers.add_parser("verify", help="check a database's hash chain, or replay a record")
+    v.add_argument("path", metavar="DB|RECORD")
+    v.set_defaults(func=_cmd_verify)
