@@ -1,0 +1,167 @@
+"""One die: its top-face texture and its body drawn into a frame."""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from companion.synth.motifs import motif_mask
+from companion.synth.styles import Style
+
+F32 = npt.NDArray[np.float32]
+F64 = npt.NDArray[np.float64]
+
+TEXTURE = 128  # pixels of a rendered face texture
+_RADIUS = 0.13  # corner rounding, fraction of the edge
+_BEVEL = 0.09  # bevel width, fraction of the edge
+
+
+@functools.cache
+def _face_geometry(size: int) -> tuple[F32, F32, F32, F32]:
+    """Alpha of the rounded face, bevel weight and outward normal (x, y)."""
+    r = _RADIUS * size
+    c = (size - 1) / 2
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
+    qx = np.abs(xx - c) - (c - r)
+    qy = np.abs(yy - c) - (c - r)
+    outside = np.hypot(np.maximum(qx, 0), np.maximum(qy, 0)) + np.minimum(np.maximum(qx, qy), 0)
+    sdf = outside - r  # negative inside the rounded square
+    alpha = np.clip(0.5 - sdf, 0, 1).astype(np.float32)
+    bevel = np.clip(1 + sdf / (_BEVEL * size), 0, 1).astype(np.float32)
+    gy, gx = np.gradient(sdf)
+    norm = np.hypot(gx, gy) + 1e-6
+    return alpha, bevel, (gx / norm).astype(np.float32), (gy / norm).astype(np.float32)
+
+
+def _shift(mask: F32, dx: float, dy: float) -> F32:
+    m = np.array([[1, 0, dx], [0, 1, dy]], np.float32)
+    return np.asarray(cv2.warpAffine(mask, m, (mask.shape[1], mask.shape[0]), borderValue=0), np.float32)
+
+
+def face_texture(style: Style, face: str, rng: np.random.Generator, light: tuple[float, float]) -> tuple[F32, F32]:
+    """BGR (0..255 float) and alpha of a die's top face, TEXTURE pixels square."""
+    s = TEXTURE
+    alpha, bevel, nx, ny = _face_geometry(s)
+    art = style.art
+    mask = motif_mask(face, s, lettering=art.lettering, tentacle=art.tentacle,
+                      arrangement=art.arrangement, elder=art.elder, rng=rng)
+    # Print registration differs a little from die to die.
+    sc = rng.uniform(0.93, 1.05)
+    aff = cv2.getRotationMatrix2D((s / 2, s / 2), rng.uniform(-4, 4), sc)
+    aff[:, 2] = aff[:, 2] + rng.uniform(-0.03, 0.03, 2) * s
+    mask = np.asarray(cv2.warpAffine(mask, aff, (s, s)), np.float32)
+    if rng.random() < 0.3:  # worn ink
+        wear = cv2.GaussianBlur(rng.random((s, s)).astype(np.float32), (0, 0), 3)
+        mask *= np.clip(1.6 - 1.2 * wear / max(float(wear.max()), 1e-6), 0.7, 1.0)
+    body = np.array(style.body.color, np.float32) * rng.uniform(0.92, 1.06)
+    ink = np.array(style.ink, np.float32) * rng.uniform(0.9, 1.08)
+    grain = cv2.GaussianBlur(rng.normal(0, 1, (s, s)).astype(np.float32), (0, 0), 2) * 6
+    color = body[None, None, :] + grain[..., None]
+    m = mask[..., None]
+    color = color * (1 - m) + ink[None, None, :] * m
+    lx, ly = light
+    if art.finish == "engraved":
+        d = s * 0.018
+        lit_wall = np.clip(_shift(mask, -lx * d, -ly * d) - mask, 0, 1)
+        dark_wall = np.clip(mask - _shift(mask, lx * d, ly * d), 0, 1)
+        color = color * (1 - 0.45 * dark_wall[..., None]) + 70 * lit_wall[..., None]
+    # Bevel: edges facing the light are brighter, the others darker.
+    facing = (nx * lx + ny * ly) * bevel
+    color = color * (1 + 0.35 * facing[..., None]) - 18 * bevel[..., None]
+    gx, gy = rng.uniform(0.2, 0.8, 2) * s
+    yy, xx = np.mgrid[0:s, 0:s].astype(np.float32)
+    gloss = np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * (0.3 * s) ** 2)) * rng.uniform(0, 45)
+    color = color + gloss[..., None]
+    a = alpha.copy()
+    if style.body.translucent:
+        a = alpha * np.maximum(0.72, mask)
+    return np.clip(color, 0, 255).astype(np.float32), a.astype(np.float32)
+
+
+def _ring(corners: F64, inset: float) -> F64:
+    """Chamfered outline: every corner replaced by two points along its edges."""
+    out = []
+    for i in range(4):
+        prev, cur, nxt = corners[i - 1], corners[i], corners[(i + 1) % 4]
+        out.append(cur + (prev - cur) * inset)
+        out.append(cur + (nxt - cur) * inset)
+    return np.array(out)
+
+
+def draw_die(img: F32, top: F64, bottom: F64, texture: tuple[F32, F32], style: Style,
+             light: tuple[float, float]) -> None:
+    """Draw a die in place: its visible sides, then its textured top face.
+
+    `top` and `bottom` are the image corners of the top face and of the
+    footprint, in the same order as the texture's corners.
+    """
+    body = np.array(style.body.color, np.float32)
+    ring_t, ring_b = _ring(top, _RADIUS * 0.6), _ring(bottom, _RADIUS * 0.6)
+    hull = cv2.convexHull(np.vstack([ring_t, ring_b]).astype(np.float32)).reshape(-1, 2)
+    x0, y0 = np.floor(hull.min(axis=0)).astype(int) - 2
+    x1, y1 = np.ceil(hull.max(axis=0)).astype(int) + 3
+    h, w = img.shape[:2]
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return
+    off = np.array([x0, y0], np.float64)
+    roi = img[y0:y1, x0:x1]
+    layer = np.zeros_like(roi)
+    cover = np.zeros(roi.shape[:2], np.float32)
+    shift = 3
+    f = float(1 << shift)
+
+    def fill(poly: F64, color: npt.NDArray[np.float32]) -> None:
+        pts = np.round((poly - off) * f).astype(np.int32)
+        cv2.fillPoly(layer, [pts], color.tolist(), cv2.LINE_AA, shift)
+        cv2.fillPoly(cover, [pts], 1.0, cv2.LINE_AA, shift)
+
+    fill(hull.astype(np.float64), body * 0.5)
+    lx, ly = light
+    center = bottom.mean(axis=0)
+    for i in range(4):
+        j = (i + 1) % 4
+        quad = np.array([bottom[i], bottom[j], top[j], top[i]])
+        edge_mid = (bottom[i] + bottom[j]) / 2 - center
+        n = edge_mid / (np.linalg.norm(edge_mid) + 1e-9)
+        # A side is visible when it points away from the die in the image,
+        # i.e. its top edge lies outside the footprint's edge.
+        if float(np.dot((top[i] + top[j]) / 2 - (bottom[i] + bottom[j]) / 2, n)) <= 0:
+            continue
+        shade = 0.45 + 0.3 * max(0.0, float(n[0] * lx + n[1] * ly))
+        inset = _RADIUS * 0.6
+        quad_in = np.array([
+            quad[0] + (quad[1] - quad[0]) * inset, quad[1] + (quad[0] - quad[1]) * inset,
+            quad[2] + (quad[3] - quad[2]) * inset, quad[3] + (quad[2] - quad[3]) * inset,
+        ])
+        fill(quad_in, body * shade)
+    tex, alpha = texture
+    s = tex.shape[0]
+    src = np.array([[0, 0], [s, 0], [s, s], [0, s]], np.float32)
+    hmat = cv2.getPerspectiveTransform(src, (top - off).astype(np.float32))
+    size = (x1 - x0, y1 - y0)
+    wt = cv2.warpPerspective(tex, hmat, size, flags=cv2.INTER_AREA if s > 2 * max(size) else cv2.INTER_LINEAR)
+    wa = cv2.warpPerspective(alpha, hmat, size, flags=cv2.INTER_LINEAR)
+    if style.body.translucent:
+        # Light passes through: the body shows a blurred, tinted table.
+        tint = np.asarray(cv2.GaussianBlur(roi, (0, 0), 3), np.float32) * (body / 255.0) * 1.2
+        layer = np.asarray(layer * 0.7 + tint * 0.3 * cover[..., None], np.float32)
+    layer = layer * (1 - wa[..., None]) + wt * wa[..., None]
+    cover = np.maximum(cover, wa)
+    if style.body.translucent:
+        under = cv2.GaussianBlur(roi, (0, 0), 2) * (body / 255.0 + 0.3)
+        wt_mix = wa * 0.72
+        layer = layer * (1 - wt_mix[..., None] * 0.25) + under * wt_mix[..., None] * 0.25
+    img[y0:y1, x0:x1] = roi * (1 - cover[..., None]) + layer * cover[..., None]
+
+
+def square(center: tuple[float, float], edge: float, angle: float) -> F64:
+    """Corners of a square on the table, clockwise on screen."""
+    c, s = math.cos(angle), math.sin(angle)
+    half = edge / 2
+    local = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
+    return np.asarray(local @ np.array([[c, s], [-s, c]]) + np.asarray(center), np.float64)

@@ -1,0 +1,155 @@
+"""Table surfaces and the clutter that lies on them, in table coordinates."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+F32 = npt.NDArray[np.float32]
+F64 = npt.NDArray[np.float64]
+
+SURFACES = ("felt", "wood", "mat", "cloth", "paper")
+CLUTTER = ("cable", "card", "pencil", "nugget")
+
+
+def _color(rng: np.random.Generator) -> npt.NDArray[np.float32]:
+    hsv = np.array([[[rng.integers(0, 180), rng.integers(0, 200), rng.integers(40, 235)]]], np.uint8)
+    return np.asarray(cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0], np.float32)
+
+
+def _noise(rng: np.random.Generator, h: int, w: int, sigma: float) -> F32:
+    small = rng.normal(0, 1, (max(h // 8, 2), max(w // 8, 2))).astype(np.float32)
+    big = cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)
+    return np.asarray(cv2.GaussianBlur(big, (0, 0), sigma), np.float32)
+
+
+def _marker(rng: np.random.Generator, size: int) -> F32:
+    """A square fiducial like a printed ArUco marker: black border, bit grid."""
+    bits = rng.integers(0, 2, (4, 4)).astype(np.float32)
+    grid = np.zeros((6, 6), np.float32)
+    grid[1:5, 1:5] = bits
+    return np.asarray(cv2.resize(grid, (size, size), interpolation=cv2.INTER_NEAREST), np.float32)
+
+
+def surface(rng: np.random.Generator, h: int, w: int, unit: float, kind: str | None = None) -> F32:
+    """A table texture, BGR float 0..255; `unit` is a typical die edge."""
+    kind = kind or str(rng.choice(SURFACES))
+    base = _color(rng)
+    img = np.ones((h, w, 3), np.float32) * base
+    if kind == "felt":
+        img += (_noise(rng, h, w, 6) * 8)[..., None] + rng.normal(0, 4, (h, w, 1)).astype(np.float32)
+    elif kind == "wood":
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        a = rng.uniform(0, math.pi)
+        t = xx * math.cos(a) + yy * math.sin(a)
+        warp = _noise(rng, h, w, 20) * 40
+        grain = np.sin((t + warp) / rng.uniform(3, 9)) * 0.5 + 0.5
+        img = img * (0.8 + 0.25 * grain[..., None])
+    elif kind == "cloth":
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        period = rng.uniform(0.6, 2.5) * unit
+        check = ((xx // period + yy // period) % 2).astype(np.float32)
+        img = img * (1 - 0.15 * check[..., None]) + rng.normal(0, 3, (h, w, 1)).astype(np.float32)
+    elif kind == "paper":
+        img = np.ones((h, w, 3), np.float32) * rng.uniform(200, 245) + (_noise(rng, h, w, 3) * 4)[..., None]
+    else:  # printed play mat: zones, lines and markers
+        img += (_noise(rng, h, w, 10) * 5)[..., None]
+        ink = tuple(float(v) for v in _color(rng) * 0.5)
+        lw = max(int(unit * rng.uniform(0.03, 0.12)), 1)
+        for _ in range(int(rng.integers(2, 8))):
+            x0, y0 = int(rng.uniform(0, w)), int(rng.uniform(0, h))
+            x1, y1 = x0 + int(rng.uniform(2, 8) * unit), y0 + int(rng.uniform(2, 6) * unit)
+            if rng.random() < 0.5:
+                cv2.rectangle(img, (x0, y0), (x1, y1), ink, lw, cv2.LINE_AA)
+            else:
+                cv2.circle(img, (x0, y0), int(rng.uniform(1, 4) * unit), ink, lw, cv2.LINE_AA)
+        for _ in range(int(rng.integers(0, 6))):
+            p0 = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
+            p1 = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
+            cv2.line(img, p0, p1, ink, lw, cv2.LINE_AA)
+        for _ in range(int(rng.integers(0, 5))):
+            ms = int(unit * rng.uniform(0.6, 1.4))
+            x, y = int(rng.uniform(0, max(w - ms, 1))), int(rng.uniform(0, max(h - ms, 1)))
+            m = _marker(rng, ms)
+            sub = img[y : y + ms, x : x + ms]
+            mm = m[: sub.shape[0], : sub.shape[1], None]
+            img[y : y + ms, x : x + ms] = 20 * (1 - mm) + 235 * mm
+    return img
+
+
+def _bezier(rng: np.random.Generator, h: int, w: int) -> F64:
+    ctrl = np.column_stack([rng.uniform(-0.2, 1.2, 4) * w, rng.uniform(-0.2, 1.2, 4) * h])
+    t = np.linspace(0, 1, 80)[:, None]
+    return np.asarray(((1 - t) ** 3) * ctrl[0] + 3 * ((1 - t) ** 2) * t * ctrl[1] + 3 * (1 - t) * t * t * ctrl[2] + (t**3) * ctrl[3], np.float64)
+
+
+def _poly(img: F32, pts: F64, color: tuple[float, ...]) -> None:
+    cv2.fillPoly(img, [np.round(pts * 8).astype(np.int32)], color, cv2.LINE_AA, 3)
+
+
+def _rect(center: F64, length: float, width: float, angle: float) -> F64:
+    c, s = math.cos(angle), math.sin(angle)
+    local = np.array([[-length / 2, -width / 2], [length / 2, -width / 2], [length / 2, width / 2], [-length / 2, width / 2]])
+    return np.asarray(local @ np.array([[c, s], [-s, c]]) + center, np.float64)
+
+
+def place_clutter(img: F32, shadow: F32, rng: np.random.Generator, unit: float, keep_out: list[F64], count: int) -> None:
+    """Draw `count` distractors, avoiding the footprints in `keep_out` (cables excepted)."""
+    h, w = img.shape[:2]
+    for _ in range(count):
+        kind = str(rng.choice(CLUTTER, p=[0.25, 0.2, 0.15, 0.4]))
+        if kind == "cable":
+            pts = _bezier(rng, h, w)
+            thick = max(int(unit * rng.uniform(0.12, 0.35)), 2)
+            shade = (25.0, 25.0, 28.0) if rng.random() < 0.7 else (225.0, 225.0, 225.0)
+            poly = np.round(pts * 8).astype(np.int32)
+            cv2.polylines(shadow, [poly + 8 * int(thick * 0.6)], False, 0.5, thick, cv2.LINE_AA, 3)
+            cv2.polylines(img, [poly], False, shade, thick, cv2.LINE_AA, 3)
+            cv2.polylines(img, [poly - 8 * max(thick // 4, 1)], False, tuple(min(v + 60, 255) for v in shade), max(thick // 4, 1), cv2.LINE_AA, 3)
+            continue
+        for _try in range(20):
+            c = np.array([rng.uniform(0, w), rng.uniform(0, h)])
+            radius = {"card": 2.5, "pencil": 5.0, "nugget": 0.8}[kind] * unit
+            if all(np.linalg.norm(fp.mean(axis=0) - c) > radius + unit * 0.8 for fp in keep_out):
+                break
+        else:
+            continue
+        ang = rng.uniform(0, math.pi)
+        if kind == "card":
+            rect = _rect(c, unit * rng.uniform(2.0, 3.5), unit * rng.uniform(1.4, 2.4), ang)
+            _poly(shadow, rect + unit * 0.08, (0.4,))
+            back = tuple(float(v) for v in _color(rng))
+            _poly(img, rect, back)
+            inner = (rect - c) * 0.8 + c
+            _poly(img, inner, tuple(float(v) * 0.7 for v in back))
+        elif kind == "pencil":
+            length, width = unit * rng.uniform(6, 10), unit * rng.uniform(0.3, 0.45)
+            rect = _rect(c, length, width, ang)
+            _poly(shadow, rect + width * 0.5, (0.5,))
+            body = tuple(float(v) for v in (_color(rng) if rng.random() < 0.4 else np.array([30, 200, 240], np.float32)))
+            _poly(img, rect, body)
+            d = np.array([math.cos(ang), math.sin(ang)])
+            tip = np.array([rect[1], rect[2], c + d * (length / 2 + width * 2)])
+            _poly(img, tip, (120.0, 170.0, 215.0))
+            _poly(img, np.array([(tip[0] + tip[2]) / 2 + (tip[2] - tip[0]) * 0.2, (tip[1] + tip[2]) / 2 + (tip[2] - tip[1]) * 0.2, tip[2]]), (50.0, 50.0, 50.0))
+        else:
+            # Glass stone: translucent green (doubler) or orange (start cult).
+            col = np.array([60, 170, 60] if rng.random() < 0.75 else [30, 130, 240], np.float32)
+            axes = (int(unit * rng.uniform(0.4, 0.6)), int(unit * rng.uniform(0.32, 0.5)))
+            ctr = (int(c[0]), int(c[1]))
+            cv2.ellipse(shadow, (ctr[0] + axes[0] // 3, ctr[1] + axes[1] // 3), axes, math.degrees(ang), 0, 360, 0.35, -1, cv2.LINE_AA)
+            m = np.zeros((h, w), np.float32)
+            cv2.ellipse(m, ctr, axes, math.degrees(ang), 0, 360, 1.0, -1, cv2.LINE_AA)
+            y0, y1 = max(ctr[1] - axes[0] - 2, 0), min(ctr[1] + axes[0] + 2, h)
+            x0, x1 = max(ctr[0] - axes[0] - 2, 0), min(ctr[0] + axes[0] + 2, w)
+            if y1 <= y0 or x1 <= x0:
+                continue
+            sub, mm = img[y0:y1, x0:x1], m[y0:y1, x0:x1, None]
+            glass = sub * (col / 255.0) * 0.9 + col * 0.35
+            edge = mm - cv2.erode(mm[..., 0], np.ones((5, 5), np.uint8))[..., None]
+            img[y0:y1, x0:x1] = sub * (1 - mm) + (glass * (1 - 0.4 * edge)) * mm
+            hl = (ctr[0] - axes[0] // 3, ctr[1] - axes[1] // 3)
+            cv2.circle(img, hl, max(axes[1] // 5, 1), (250.0, 250.0, 250.0), -1, cv2.LINE_AA)

@@ -1,0 +1,87 @@
+"""The crop contract shared by the die finder and the face classifier.
+
+A die is handed over as the four corners of its top face (image pixels, any
+order around the face). `cut_face` maps that quadrilateral onto a square of
+CROP_SIZE pixels with a fixed margin of context around it, so the classifier
+sees every die at the same scale whatever its size or tilt in the frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+CROP_SIZE = 64
+# Pixels of context kept on each side: a finder's corners may be a few pixels
+# off, and the classifier is trained with the same margin.
+CROP_MARGIN = 6
+
+_FACE = CROP_SIZE - 2 * CROP_MARGIN
+_DST = np.array(
+    [
+        [CROP_MARGIN, CROP_MARGIN],
+        [CROP_MARGIN + _FACE, CROP_MARGIN],
+        [CROP_MARGIN + _FACE, CROP_MARGIN + _FACE],
+        [CROP_MARGIN, CROP_MARGIN + _FACE],
+    ],
+    dtype=np.float32,
+)
+
+
+def order_corners(corners: npt.ArrayLike) -> npt.NDArray[np.float32]:
+    """Return the 4 corners sorted by angle around their centroid.
+
+    In image coordinates (y down) that is clockwise as seen on screen, so the
+    warp never mirrors the face whatever order the caller used.
+    """
+    pts = np.asarray(corners, dtype=np.float32).reshape(4, 2)
+    center = pts.mean(axis=0)
+    angles = np.arctan2(pts[:, 1] - center[1], pts[:, 0] - center[0])
+    return np.ascontiguousarray(pts[np.argsort(angles)])
+
+
+def cut_face(image_bgr: npt.NDArray[np.uint8], corners: npt.ArrayLike) -> npt.NDArray[np.uint8]:
+    """Warp a die's top face to a CROP_SIZE x CROP_SIZE BGR crop with margin."""
+    if image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
+        raise ValueError("cut_face expects a BGR image of shape (H, W, 3)")
+    pts = order_corners(corners)
+    edge = float(np.mean(np.linalg.norm(pts - np.roll(pts, 1, axis=0), axis=1)))
+    src_img: npt.NDArray[np.uint8] = image_bgr
+    # Large faces are first shrunk with area averaging: a perspective warp
+    # alone would alias the thin strokes of the motifs.
+    if edge > 1.5 * _FACE:
+        scale = _FACE / edge
+        pad = edge * 0.5
+        x0 = max(int(pts[:, 0].min() - pad), 0)
+        y0 = max(int(pts[:, 1].min() - pad), 0)
+        x1 = min(int(pts[:, 0].max() + pad) + 1, image_bgr.shape[1])
+        y1 = min(int(pts[:, 1].max() + pad) + 1, image_bgr.shape[0])
+        if x1 - x0 >= 2 and y1 - y0 >= 2:
+            roi = image_bgr[y0:y1, x0:x1]
+            w = max(int(round((x1 - x0) * scale)), 1)
+            h = max(int(round((y1 - y0) * scale)), 1)
+            src_img = np.asarray(cv2.resize(roi, (w, h), interpolation=cv2.INTER_AREA), np.uint8)
+            pts = (pts - np.array([x0, y0], np.float32)) * np.array(
+                [w / (x1 - x0), h / (y1 - y0)], np.float32
+            )
+    matrix = cv2.getPerspectiveTransform(pts, _DST)
+    out = cv2.warpPerspective(
+        src_img,
+        matrix,
+        (CROP_SIZE, CROP_SIZE),
+        flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    return np.asarray(out, dtype=np.uint8)
+
+
+def cut_faces(
+    image_bgr: npt.NDArray[np.uint8], corners: Sequence[npt.ArrayLike]
+) -> npt.NDArray[np.uint8]:
+    """Cut every die of a frame: an (N, CROP_SIZE, CROP_SIZE, 3) uint8 batch."""
+    if len(corners) == 0:
+        return np.zeros((0, CROP_SIZE, CROP_SIZE, 3), np.uint8)
+    return np.stack([cut_face(image_bgr, c) for c in corners])

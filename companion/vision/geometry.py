@@ -1,0 +1,19 @@
+"""Corner ordering for the top faces the finder reports."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float32]
+
+
+def order_corners(pts: npt.ArrayLike) -> FloatArray:
+    """Four points clockwise in image coordinates (y down), first nearest the top-left."""
+    p = np.asarray(pts, dtype=np.float32).reshape(4, 2)
+    c = p.mean(axis=0)
+    ang = np.arctan2(p[:, 1] - c[1], p[:, 0] - c[0])
+    p = p[np.argsort(ang)]  # increasing angle with y down is clockwise on screen
+    start = int(np.argmin(p[:, 0] + p[:, 1]))
+    return np.roll(p, -start, axis=0).astype(np.float32)
+

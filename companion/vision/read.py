@@ -1,0 +1,155 @@
+"""Reading a frame: find every die, cut its top face, read its motif.
+
+A die the finder could not cut out cleanly is still read (so its confidence
+says something) but reported as ``?``: doubt is shown, never hidden.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from companion.vision.crop import CROP_SIZE
+from companion.vision.detect import DetectorSettings, FoundDie, find_dice
+
+UNKNOWN = "?"
+
+
+class _Reading(Protocol):
+    @property
+    def face(self) -> str: ...
+    @property
+    def confidence(self) -> float: ...
+
+
+class FaceReader(Protocol):
+    """What the reader needs of the face classifier (companion.vision.classify)."""
+
+    def read(self, image_bgr: npt.NDArray[np.uint8], corners: list[npt.NDArray[np.float32]]) -> list[Any]: ...
+    def classify(self, crops: npt.NDArray[np.uint8]) -> list[Any]: ...
+
+
+@dataclass(frozen=True)
+class DieReading:
+    """One die as VISION.md reports it, plus the top-face corners it was read from."""
+
+    x: float
+    y: float
+    face: str
+    confidence: float
+    corners: npt.NDArray[np.float32]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"x": round(self.x, 1), "y": round(self.y, 1), "face": self.face,
+                "confidence": round(self.confidence, 3)}
+
+
+class ReadError(Exception):
+    """An image could not be read; the message is one sentence."""
+
+
+class Reader:
+    """Finder and face classifier together; build once, then read frame after frame."""
+
+    def __init__(self, classifier: FaceReader, settings: DetectorSettings | None = None) -> None:
+        self.classifier = classifier
+        self.settings = settings
+
+    @classmethod
+    def load(cls, profile: Path | str | None = None, model: Path | str | None = None) -> Reader:
+        """The shipped model (or ``model``), adapted by an enrolment profile if given.
+
+        Raises companion.vision.classify.ModelError or enroll.EnrolmentError.
+        """
+        from companion.vision.enroll import load_reader
+
+        reader = cls(load_reader(profile, model))
+        reader.warm_up()
+        return reader
+
+    def warm_up(self) -> None:
+        """Run the model once so its one-off setup is counted as loading, not reading."""
+        self.classifier.classify(np.zeros((1, CROP_SIZE, CROP_SIZE, 3), np.uint8))
+
+    def read(self, image_bgr: npt.NDArray[np.uint8]) -> list[DieReading]:
+        found = find_dice(image_bgr, self.settings)
+        return self.read_found(image_bgr, found)
+
+    def read_found(self, image_bgr: npt.NDArray[np.uint8], found: list[FoundDie]) -> list[DieReading]:
+        if not found:
+            return []
+        faces = self.classifier.read(image_bgr, [d.corners for d in found])
+        out = []
+        for die, r in zip(found, faces, strict=True):
+            face = str(r.face) if die.clean else UNKNOWN
+            out.append(DieReading(die.center[0], die.center[1], face, float(r.confidence), die.corners))
+        return out
+
+
+def load_image(path: Path | str) -> npt.NDArray[np.uint8]:
+    """Decode an image file as BGR, or raise ReadError with one sentence."""
+    p = Path(path)
+    if not p.exists():
+        raise ReadError(f"{p} does not exist")
+    if p.is_dir():
+        raise ReadError(f"{p} is a folder, not an image")
+    try:
+        data = np.fromfile(p, np.uint8)
+    except OSError as exc:
+        raise ReadError(f"{p} cannot be opened ({exc.strerror})") from None
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if image is None:
+        raise ReadError(f"{p} is not an image OpenCV can decode")
+    return np.asarray(image, np.uint8)
+
+
+@dataclass(frozen=True)
+class ImageResult:
+    """The outcome for one image of `vision read`: dice and time, or an error."""
+
+    image: str
+    ms: float = 0.0
+    dice: tuple[DieReading, ...] = ()
+    error: str | None = None
+
+    def to_json(self) -> str:
+        if self.error is not None:
+            return json.dumps({"image": self.image, "error": self.error}, ensure_ascii=False)
+        return json.dumps({"image": self.image, "ms": round(self.ms, 2),
+                           "dice": [d.to_json() for d in self.dice]}, ensure_ascii=False)
+
+    def to_text(self) -> str:
+        if self.error is not None:
+            return f"{self.image}: error: {self.error}"
+        if not self.dice:
+            return f"{self.image}: no dice ({self.ms:.1f} ms)"
+        counts: dict[str, int] = {}
+        for d in self.dice:
+            counts[d.face] = counts.get(d.face, 0) + 1
+        order = ["I", "1", "2", "3", "E", UNKNOWN]
+        summary = ", ".join(f"{counts[f]}x {f}" for f in order if f in counts)
+        lines = [f"{self.image}: {len(self.dice)} dice: {summary} ({self.ms:.1f} ms)"]
+        lines += [f"  ({d.x:7.1f}, {d.y:7.1f})  {d.face}  {d.confidence:.3f}" for d in self.dice]
+        return "\n".join(lines)
+
+
+def read_images(reader: Reader, paths: Iterable[str]) -> Iterator[ImageResult]:
+    """Read each image in turn; a bad image gives an error result, and the rest go on."""
+    for path in paths:
+        try:
+            image = load_image(path)
+        except ReadError as exc:
+            yield ImageResult(path, error=str(exc))
+            continue
+        start = time.perf_counter()
+        dice = reader.read(image)
+        ms = (time.perf_counter() - start) * 1000.0
+        yield ImageResult(path, ms, tuple(dice))

@@ -1,0 +1,122 @@
+"""`companion vision read` and `companion calibrate`: argparse registration and handlers."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from companion.vision.mat import PAPER_MM, SLOTS_FOR_CULTS
+
+
+def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register `read` and `calibrate` on an argparse subparsers object."""
+    add_read(subparsers)
+    add_calibrate(subparsers)
+
+
+def add_read(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "read", help="read the dice in images",
+        description="Find every die in each image and read its motif (VISION.md).",
+    )
+    p.add_argument("images", nargs="+", metavar="IMAGE", help="PNG or JPEG frames")
+    p.add_argument("--profile", metavar="PROFILE", default=None,
+                   help="enrolment profile folder (default: the shipped model alone)")
+    p.add_argument("--model", metavar="ONNX", default=None,
+                   help="face model (default: COMPANION_MODEL or the shipped one)")
+    p.add_argument("--json", action="store_true", help="one JSON object per image per line")
+    p.set_defaults(func=cmd_read)
+
+
+def add_calibrate(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    c = subparsers.add_parser(
+        "calibrate", help="find the play mat and check the camera",
+        description="Find the play mat's markers in a frame, check focus, exposure and die size, "
+                    "and save the calibration.",
+    )
+    c.add_argument("--frame", metavar="FILE", default=None,
+                   help="a saved frame (default: take one from the camera)")
+    c.add_argument("--cults", type=int, default=4, choices=sorted(SLOTS_FOR_CULTS),
+                   help="number of cults at the table (default 4)")
+    c.add_argument("--paper", default="A3", choices=sorted(PAPER_MM), help="mat size (default A3)")
+    c.add_argument("--die-mm", type=float, default=16.0, help="die edge in millimetres (default 16)")
+    c.add_argument("--out", metavar="PATH", type=Path, default=None,
+                   help="where to save it (default: the user calibration file)")
+    c.add_argument("--force", action="store_true", help="save even if the frame has problems")
+    c.set_defaults(func=cmd_calibrate)
+
+
+def cmd_read(args: argparse.Namespace) -> int:
+    from companion.vision.classify import ModelError
+    from companion.vision.enroll import EnrolmentError
+    from companion.vision.read import Reader, read_images
+
+    try:
+        reader = Reader.load(args.profile, args.model)
+    except (ModelError, EnrolmentError) as exc:
+        print(f"companion vision read: {_sentence(exc)}", file=sys.stderr)
+        return 2
+    status = 0
+    for result in read_images(reader, args.images):
+        if result.error is not None:
+            status = 1
+        print(result.to_json() if args.json else result.to_text(), flush=True)
+    return status
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from companion.vision.calibration import CalibrationError, calibrate, user_calibration_path
+
+    try:
+        frame = _calibration_frame(args.frame)
+        report = calibrate(frame, paper=args.paper, cults=args.cults, die_mm=args.die_mm)
+    except CalibrationError as exc:
+        print(f"companion calibrate: {_sentence(exc)}", file=sys.stderr)
+        return 1
+    m = report.measures
+    if "die_edge_px_min" in m:
+        print(f"mat found; focus {m.get('focus', 0):.0f}, die edge "
+              f"{m['die_edge_px_min']:.0f}-{m['die_edge_px_max']:.0f} px")
+    for problem in report.problems:
+        print(f"to fix: {problem}")
+    if report.calibration is None or (report.problems and not args.force):
+        print("calibration not saved: fix the above and run it again (or use --force)",
+              file=sys.stderr)
+        return 1
+    out = args.out or user_calibration_path()
+    try:
+        report.calibration.save(out)
+    except OSError as exc:
+        print(f"companion calibrate: cannot write {out} ({exc.strerror})", file=sys.stderr)
+        return 1
+    print(f"calibration saved to {out}")
+    return 0
+
+
+def _calibration_frame(path: str | None) -> npt.NDArray[np.uint8]:
+    from companion.vision.calibration import CalibrationError
+    from companion.vision.read import ReadError, load_image
+    from companion.vision.sources import FrameSourceError, PiCameraSource, WebcamSource
+
+    if path is not None:
+        try:
+            return load_image(path)
+        except ReadError as exc:
+            raise CalibrationError(str(exc)) from None
+    errors = []
+    for source in (PiCameraSource(), WebcamSource()):
+        try:
+            with source:
+                return source.read()
+        except FrameSourceError as exc:
+            errors.append(str(exc))
+    raise CalibrationError("no camera gives a frame (" + "; ".join(errors) + "); use --frame FILE")
+
+
+def _sentence(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return text if text.endswith(".") else text + "."

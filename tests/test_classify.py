@@ -1,0 +1,140 @@
+"""The shipped face model: loading, batching, calibration, accuracy, errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from companion.synth import FACES, HELD_OUT, TRAIN, VALIDATION, Style, render_frame
+from companion.synth.crops import jitter_corners
+from companion.vision.classify import (
+    MODEL_ENV,
+    UNKNOWN,
+    FaceClassifier,
+    ModelError,
+    default_model_path,
+)
+from companion.vision.crop import cut_face
+
+MODEL = Path(__file__).resolve().parents[1] / "models" / "faces.onnx"
+
+
+@pytest.fixture(scope="module")
+def clf() -> FaceClassifier:
+    return FaceClassifier(MODEL)
+
+
+def _crops(styles: tuple[Style, ...], seeds: range, n_dice: int = 14) -> tuple[np.ndarray, np.ndarray]:
+    xs, ys = [], []
+    for seed in seeds:
+        frame = render_frame(seed, n_dice=n_dice, styles=styles, size=(800, 600))
+        rng = np.random.default_rng(seed)
+        xs += [cut_face(frame.image, jitter_corners(d.corners, rng)) for d in frame.dice]
+        ys += [FACES.index(d.face) for d in frame.dice]
+    return np.stack(xs), np.asarray(ys)
+
+
+@pytest.fixture(scope="module")
+def seen() -> tuple[np.ndarray, np.ndarray]:
+    return _crops(TRAIN, range(100, 106))
+
+
+@pytest.fixture(scope="module")
+def unseen() -> tuple[np.ndarray, np.ndarray]:
+    return _crops(VALIDATION + HELD_OUT, range(300, 308))
+
+
+def test_model_is_small_and_has_two_outputs(clf: FaceClassifier) -> None:
+    assert MODEL.stat().st_size < 1_000_000
+    logits, emb = clf.run(np.zeros((3, 64, 64, 3), np.uint8))
+    assert logits.shape == (3, len(FACES)) and emb.shape[0] == 3 and emb.shape[1] >= 16
+    cal = clf.calibration
+    assert 0.05 < cal.temperature < 20 and 0.0 < cal.threshold < 1.0
+    assert 0.05 < cal.profile_temperature < 20 and 0.0 < cal.profile_threshold < 1.0
+
+
+def test_default_model_path_and_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv(MODEL_ENV, raising=False)
+    assert default_model_path() == MODEL
+    monkeypatch.setenv(MODEL_ENV, str(tmp_path / "other.onnx"))
+    assert default_model_path() == tmp_path / "other.onnx"
+    with pytest.raises(ModelError, match="not found"):
+        FaceClassifier()
+
+
+def test_missing_or_corrupt_model_is_one_clear_sentence(tmp_path: Path) -> None:
+    with pytest.raises(ModelError) as missing:
+        FaceClassifier(tmp_path / "nope.onnx")
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"this is not an onnx model")
+    with pytest.raises(ModelError) as corrupt:
+        FaceClassifier(bad)
+    for exc in (missing.value, corrupt.value):
+        text = str(exc)
+        assert "\n" not in text and len(text) < 300 and "Traceback" not in text
+
+
+def test_batch_equals_one_by_one(clf: FaceClassifier, seen: tuple[np.ndarray, np.ndarray]) -> None:
+    x = seen[0][:20]
+    batch = clf.classify(x)
+    single = [clf.classify(x[i : i + 1])[0] for i in range(len(x))]
+    assert [r.face for r in batch] == [r.face for r in single]
+    assert np.allclose([r.confidence for r in batch], [r.confidence for r in single], atol=1e-4)
+    assert clf.classify(x[:0]) == []
+    with pytest.raises(ValueError):
+        clf.classify(np.zeros((2, 32, 32, 3), np.uint8))
+
+
+def test_reads_training_styles(clf: FaceClassifier, seen: tuple[np.ndarray, np.ndarray]) -> None:
+    x, y = seen
+    out = clf.classify(x)
+    shown = np.array([r.face != UNKNOWN for r in out])
+    right = np.array([r.face == FACES[k] for r, k in zip(out, y, strict=True)])
+    assert right.mean() >= 0.97
+    assert (shown & ~right).sum() <= 1
+
+
+def test_right_angles_do_not_change_the_reading(clf: FaceClassifier, seen: tuple[np.ndarray, np.ndarray]) -> None:
+    x = seen[0]
+    base = [r.best for r in clf.classify(x)]
+    for k in (1, 2, 3):
+        rotated = [r.best for r in clf.classify(np.ascontiguousarray(np.rot90(x, k, axes=(1, 2))))]
+        assert np.mean(np.array(rotated) == np.array(base)) >= 0.95
+
+
+def test_confidence_flags_doubt(clf: FaceClassifier, unseen: tuple[np.ndarray, np.ndarray]) -> None:
+    # Unseen styles without enrolment: whatever the accuracy, the wrong
+    # readings must mostly be flagged "?" rather than shown.
+    x, y = unseen
+    out = clf.classify(x)
+    silent = sum(r.face not in (UNKNOWN, FACES[k]) for r, k in zip(out, y, strict=True))
+    assert silent / len(out) <= 0.01
+    # Calibrated: the mean confidence matches the accuracy of the best guess.
+    acc = np.mean([r.best == FACES[k] for r, k in zip(out, y, strict=True)])
+    assert abs(np.mean([r.confidence for r in out]) - acc) < 0.03
+
+
+def test_read_cuts_and_classifies_a_frame(clf: FaceClassifier) -> None:
+    frame = render_frame(7, n_dice=12, styles=TRAIN, size=(1280, 960), edge_range=(90.0, 160.0))
+    out = clf.read(frame.image, [d.corners for d in frame.dice])
+    assert len(out) == 12
+    assert sum(r.face == d.face for r, d in zip(out, frame.dice, strict=True)) >= 11
+    assert all(0.0 <= r.confidence <= 1.0 for r in out)
+
+
+@pytest.mark.slow
+def test_training_script_builds_a_loadable_model(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    import subprocess
+    import sys
+
+    out = tmp_path / "tiny.onnx"
+    script = MODEL.parent / "train_faces.py"
+    subprocess.run([sys.executable, str(script), "--quick", "--threads", "1", "--workers", "1", "--out", str(out)],
+                   check=True, capture_output=True, timeout=900)
+    tiny = FaceClassifier(out)
+    assert len(tiny.classify(np.zeros((2, 64, 64, 3), np.uint8))) == 2
+    assert (tmp_path / "tiny.train.json").is_file() and (tmp_path / "tiny.calibration.json").is_file()
