@@ -1,0 +1,1 @@
+"""The Textual secretary: screens for a live game, and the demo on the simulated table."""

@@ -1,0 +1,68 @@
+"""`companion play`: the secretary at a real table, with the camera or by hand."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def add_commands(subparsers: argparse._SubParsersAction[Any]) -> None:
+    p = subparsers.add_parser("play", help="keep a live game: camera reads the rolls, or --manual")
+    p.add_argument("--manual", action="store_true", help="no camera: the secretary keys every roll")
+    p.add_argument("--cults", default="", help="cults in seating order, e.g. 'Anna Ben Cleo'")
+    p.add_argument("--record", metavar="FILE", help="also write the game record here after every event")
+    p.add_argument("--db", metavar="PATH", help="the games database (default: the user data folder)")
+    p.add_argument("--resume", action="store_true", help="go on with the last unfinished game")
+    p.add_argument("--calibration", metavar="FILE", help="the saved calibration (default: the installed one)")
+    p.add_argument("--profile", metavar="DIR", help="the enrolment profile of this table's dice")
+    p.add_argument("--event", default="", help="the Event tag of the record")
+    p.set_defaults(func=run_play)
+
+
+def run_play(args: argparse.Namespace) -> int:
+    from ..paths import db_path
+    from ..secretary import Secretary
+    from ..store.base import StoreError
+    from .app import SecretaryApp, _ansi_console
+    from .camera import TableCamera
+    from .live import open_live_camera
+
+    camera: TableCamera | None = None
+    status = "none: manual mode, the secretary keys every roll"
+    if not args.manual:
+        try:
+            camera = open_live_camera(args.calibration, args.profile)
+        except Exception as exc:  # noqa: BLE001 - any camera fault ends here with a message
+            print(f"companion play: the camera cannot be used: {exc}\n"
+                  "Run `companion play --manual` to keep the game by keying the rolls in.", file=sys.stderr)
+            return 2
+        status = camera.name
+    db = Path(args.db) if args.db else db_path()
+    try:
+        db.parent.mkdir(parents=True, exist_ok=True)
+        secretary = Secretary.open(db)
+    except (StoreError, OSError) as exc:
+        print(f"companion play: {exc}", file=sys.stderr)
+        return 2
+    resumed = False
+    if args.resume:
+        info = secretary.unfinished_game()
+        if info is None or "demo" in info.meta:
+            print("companion play: no unfinished game to resume; starting a new one", file=sys.stderr)
+        else:
+            secretary.resume(info.id)
+            resumed = True
+    tags = {"Event": args.event} if args.event else {}
+    app = SecretaryApp(secretary, resumed=resumed, camera=camera, camera_status=status, cults=args.cults,
+                       record_path=Path(args.record) if args.record else None, tags=tags,
+                       ansi=_ansi_console())
+    try:
+        app.run()
+    finally:
+        if camera is not None:
+            camera.close()
+        secretary.close()
+    # Textual sets return_code to 1 when the app stopped on an unhandled exception
+    return app.return_code or 0

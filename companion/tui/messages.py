@@ -1,0 +1,33 @@
+"""Messages the camera worker posts to the screens (typed, thread-safe to post)."""
+
+from __future__ import annotations
+
+from textual.message import Message
+
+from .camera import Seen
+
+
+class RollSeen(Message):
+    """A settled roll was read."""
+
+    def __init__(self, cult: str, size: int, seen: Seen) -> None:
+        super().__init__()
+        self.cult = cult
+        self.size = size
+        self.seen = seen
+
+
+class TableSeen(Message):
+    """The table was read after a call, for the layout check."""
+
+    def __init__(self, cult: str, expected: tuple[str, ...], seen: Seen) -> None:
+        super().__init__()
+        self.cult = cult
+        self.expected = expected
+        self.seen = seen
+
+
+class CameraFailed(Message):
+    def __init__(self, reason: str) -> None:
+        super().__init__()
+        self.reason = reason

@@ -1,0 +1,1 @@
+"""The secretary's screens."""

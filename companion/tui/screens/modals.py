@@ -1,0 +1,99 @@
+"""Screens shown over the phase: a choice of calls, scoring, a dispute."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from ...rules import Action, PhaseResult
+from ..describe import action_text, result_rows
+
+
+class ChoiceScreen(ModalScreen[Action | None]):
+    """Pick one of the legal actions for this roll (or the ways to carry out a call)."""
+
+    BINDINGS = [Binding("escape", "cancel", "back")]
+
+    def __init__(self, title: str, actions: list[Action]) -> None:
+        super().__init__()
+        self.title_text = title
+        self.actions = actions
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(self.title_text, classes="dialog-title")
+            yield OptionList(*[Option(action_text(a), id=str(i)) for i, a in enumerate(self.actions)])
+            yield Static("up/down choose · enter take it · esc back", classes="hint")
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(self.actions[event.option_index])
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def scoring_table(result: PhaseResult, totals: dict[str, int]) -> Table:
+    t = Table(box=None, expand=True, header_style="bold")
+    t.add_column("cult", no_wrap=True)
+    t.add_column("invocation")
+    t.add_column("tentacles × IÄÄ! × doubler", no_wrap=True)
+    t.add_column("total", justify="right")
+    for cult, state, working, total in result_rows(result, totals):
+        t.add_row(cult, Text(state, style="green" if state == "complete" else "red"), working, total)
+    return t
+
+
+class ScoringScreen(ModalScreen[None]):
+    """SC1–SC3: every cult's value with its working, then the totals."""
+
+    BINDINGS = [Binding("enter", "close", "continue"), Binding("escape", "close", "continue", show=False)]
+
+    def __init__(self, result: PhaseResult, totals: dict[str, int]) -> None:
+        super().__init__()
+        self.result = result
+        self.totals = dict(totals)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(f"Scoring of phase {self.result.number} (start cult {self.result.start})",
+                         classes="dialog-title")
+            yield Static(scoring_table(self.result, self.totals))
+            yield Static("complete adds, not complete subtracts (SC3); "
+                         "a doubler stone doubles (SC2)", classes="hint")
+            yield Static("enter: next phase", classes="hint")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class DisputeScreen(ModalScreen[str]):
+    """The camera disagrees with the rules about a layout: the secretary settles it."""
+
+    BINDINGS = [
+        Binding("a", "settle('accept')", "rules stand"),
+        Binding("r", "settle('reread')", "read again"),
+        Binding("x", "settle('correct')", "correct the turn"),
+    ]
+
+    def __init__(self, cult: str, expected: tuple[str, ...], seen: tuple[str, ...]) -> None:
+        super().__init__()
+        self.cult, self.expected, self.seen = cult, expected, seen
+
+    def compose(self) -> ComposeResult:
+        exp = " ".join(self.expected) or "nothing"
+        saw = " ".join(self.seen) or "nothing"
+        with Vertical(classes="dialog dispute"):
+            yield Static(f"Dispute: {self.cult}'s layout", classes="dialog-title")
+            yield Static(f"the rules say it holds:  {exp}\nthe camera sees:         {saw}")
+            yield Static("a  the rules stand: put the dice right on the table\n"
+                         "r  read the table again\n"
+                         "x  the call was keyed wrong: correct the last turn", classes="hint")
+
+    def action_settle(self, how: str) -> None:
+        self.dismiss(how)

@@ -1,0 +1,433 @@
+"""The phase: the board, the roll, the call being keyed and the last verdict.
+
+A turn moves through stages: ``wait`` (the camera is reading), ``roll``
+(the secretary keys or completes the roll), ``call`` (the words, or a
+choice from the legal calls), then the verdict. Camera reads run in a
+worker thread and arrive as messages, so the screen never blocks.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from ...rules import Action, CallAction, Game, GiveUp, Word
+from ...rules.calls import call_text
+from ...secretary import SecretaryError
+from ..camera import CameraError, Seen
+from ..describe import (
+    FACE_KEYS,
+    WORD_KEYS,
+    action_text,
+    consequences,
+    legal_calls_text,
+    rule_sentence,
+)
+from ..entry import RollEntry, matching, plain_action, words_text
+from ..messages import CameraFailed, RollSeen, TableSeen
+from ..session import TurnOutcome
+from ..widgets import Board, center_line
+from .info import EndScreen, HistoryScreen
+from .modals import ChoiceScreen, DisputeScreen, ScoringScreen
+
+if TYPE_CHECKING:
+    from ..app import SecretaryApp
+
+
+class PhaseScreen(Screen[None]):
+    BINDINGS = [
+        Binding("l", "legal", "legal calls"),
+        Binding("x", "correct", "correct"),
+        Binding("h", "history", "history"),
+        Binding("question_mark", "app.help", "help"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stage = "wait"
+        self.cult = ""
+        self.entry = RollEntry(0)
+        self.words: list[Word] = []
+        self.giving = False
+        self.correcting = False
+        self.verdict = Text("")
+        self.status = ""
+        self._pending: TurnOutcome | None = None
+        self.seen: tuple[str, ...] | None = None  # the camera's reading of this roll, kept as evidence
+
+    @property
+    def sapp(self) -> SecretaryApp:
+        from ..app import SecretaryApp
+
+        app = self.app
+        assert isinstance(app, SecretaryApp)
+        return app
+
+    @property
+    def game(self) -> Game:
+        return self.sapp.session.game
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="title")
+        yield Board(id="board")
+        yield Static(id="center")
+        yield Static(id="roll")
+        yield Static(id="call")
+        yield Static(id="verdict")
+        yield Static(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.next_turn()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("legal", "correct"):  # in the demo the simulated cults call
+            return self.sapp.demo is None
+        return True
+
+    # ------------------------------------------------------------ drawing
+    def refresh_view(self) -> None:
+        g = self.game
+        title = f"Phase {g.phase}  ·  start cult {g.phase_start}  ·  "
+        who = self.cult if self.correcting else g.to_move  # after a verdict: the next cult
+        title += f"{who}'s turn" if not g.finished else "game over"
+        if self.correcting:
+            title += "  ·  CORRECTING the last turn"
+        if self.sapp.demo is not None:
+            title += "  ·  demo" + (" PAUSED" if self.sapp.paused else " fast" if self.sapp.fast else "")
+        self.query_one("#title", Static).update(Text(title, style="bold"))
+        self.query_one("#board", Board).show(g)
+        self.query_one("#center", Static).update(center_line(g))
+        label = "last roll" if self.stage == "done" else "roll"
+        roll = Text.assemble((label, "bold"), f" {self.cult} ({self.entry.size} dice): ",
+                             (self.entry.text(), "bold cyan"))
+        if self.stage == "roll":
+            roll.append(" · keys i 1 2 3 e, enter", style="dim")
+        self.query_one("#roll", Static).update(roll)
+        call = Text.assemble(("call", "bold"), " ", (words_text(self.words), "bold magenta"))
+        if self.stage == "call":
+            call.append(" · give up: key the face" if self.giving else
+                        " · keys i c f p, enter · l legal · g give up", style="dim")
+        elif self.stage == "forfeit":
+            call.append(" · forfeit: key the face of the die to give up", style="dim")
+        self.query_one("#call", Static).update(call)
+        self.query_one("#verdict", Static).update(self.verdict)
+        self.query_one("#status", Static).update(Text(self.status, style="italic"))
+
+    # -------------------------------------------------------------- turns
+    def next_turn(self) -> None:
+        g = self.game
+        self.words, self.giving, self.correcting = [], False, False
+        self.seen = None
+        if g.finished:
+            self.stage = "over"
+            self.refresh_view()
+            self.app.switch_screen(EndScreen(g, self.sapp.record_path_text()))
+            return
+        assert g.to_move is not None
+        self.cult = g.to_move
+        self.entry = RollEntry(g.pools[self.cult])
+        if self.sapp.camera is not None:
+            self.stage = "wait"
+            self.status = f"waiting for {self.cult}'s roll to settle…"
+            self.run_worker(partial(self._read_roll, self.cult, self.entry.size),
+                            thread=True, group="camera", exclusive=True)
+        else:
+            self.stage = "roll"
+            self.status = f"{self.cult} rolls {self.entry.size} dice: key them in"
+        self.refresh_view()
+
+    def _read_roll(self, cult: str, size: int) -> None:
+        cam = self.sapp.camera
+        assert cam is not None
+        try:
+            seen = cam.read_roll(cult, size)
+        except CameraError as exc:
+            self.post_message(CameraFailed(str(exc)))
+            return
+        self.post_message(RollSeen(cult, size, seen))
+
+    def on_roll_seen(self, msg: RollSeen) -> None:
+        if self.stage != "wait" or msg.cult != self.cult:
+            return  # a read that a correction or quit made stale
+        self.seen = msg.seen.roll
+        self.entry = RollEntry(msg.size, list(msg.seen.roll[: msg.size]))
+        got = len(msg.seen.roll)
+        unread = msg.seen.roll.count("?")
+        self.stage = "roll"
+        if got != msg.size:
+            self.status = f"the camera saw {got} dice, {msg.size} expected: key the roll"
+            self.entry.faces = []
+        elif unread:
+            self.status = f"the camera could not read {unread} {'die' if unread == 1 else 'dice'}: key {'it' if unread == 1 else 'them'} in"
+        else:
+            self.status = f"read by the {msg.seen.source}"
+        self.refresh_view()
+        demo = self.sapp.demo
+        if demo is not None and not self.entry.complete:
+            self.sapp.schedule(partial(self._demo_key_roll, msg.seen))
+        elif self.entry.complete:
+            self.confirm_roll()
+
+    def on_camera_failed(self, msg: CameraFailed) -> None:
+        self.stage = "roll"
+        self.status = f"camera: {msg.reason}; key the roll by hand"
+        self.refresh_view()
+
+    def _demo_key_roll(self, seen: Seen) -> None:
+        """The demo's secretary keys what the camera could not read."""
+        truth = seen.truth or ()
+        if len(seen.roll) != self.entry.size:
+            self.entry.faces = list(truth)
+        else:
+            self.entry.faces = [t if f == "?" else f for f, t in zip(self.entry.faces, truth, strict=True)]
+        self.status = "the secretary keyed the dice the camera could not read"
+        self.confirm_roll()
+
+    def confirm_roll(self) -> None:
+        if not self.entry.complete:
+            self.status = f"key all {self.entry.size} dice first"
+            self.refresh_view()
+            return
+        self.stage = "call"
+        self.refresh_view()
+        if self.sapp.demo is not None:
+            self.sapp.schedule(self._demo_call)
+
+    def _demo_call(self) -> None:
+        demo = self.sapp.demo
+        assert demo is not None
+        action = demo.choose(self._judging_game(), self.cult, self.entry.roll)
+        self.words = list(action.call) if isinstance(action, CallAction) else []
+        self.status = f"{self.cult} calls: {action_text(action)}"
+        self.refresh_view()
+        self.sapp.schedule(partial(self.submit, action))
+
+    # --------------------------------------------------------------- keys
+    def on_key(self, event: events.Key) -> None:
+        key = event.key
+        if self.stage == "roll":
+            if self.entry.key(key):
+                pass
+            elif key == "backspace":
+                self.entry.backspace()
+            elif key == "enter":
+                self.confirm_roll()
+            else:
+                return
+        elif self.stage == "forfeit":
+            if key not in FACE_KEYS:
+                return
+            self.forfeit(FACE_KEYS[key])
+        elif self.stage == "call":
+            if self.giving:
+                self.giving = False
+                if key in FACE_KEYS:
+                    self.submit(GiveUp(FACE_KEYS[key]))
+            elif key in WORD_KEYS:
+                self.words.append(WORD_KEYS[key])
+            elif key == "g":
+                self.giving = True
+            elif key == "backspace":
+                if self.words:
+                    self.words.pop()
+            elif key == "enter":
+                self.submit_words()
+                event.stop()
+                return
+            else:
+                return
+        else:
+            return
+        event.stop()
+        self.refresh_view()
+
+    def _judging_game(self) -> Game:
+        """The state the current roll is judged in (before the last turn when correcting)."""
+        return self.sapp.session.before_last_turn() if self.correcting else self.game
+
+    def submit_words(self) -> None:
+        if not self.words:
+            self.status = "key the words of the call first (i c f p)"
+            self.refresh_view()
+            return
+        call = tuple(self.words)
+        g = self._judging_game()
+        roll = self.entry.roll
+        ways = matching(g.legal_actions(roll, self.cult), call)
+        if len(ways) == 1:
+            self.submit(ways[0])
+        elif ways:
+            self.app.push_screen(
+                ChoiceScreen(f"{self.cult} calls {call_text(call)}: which dice?", list(ways)),
+                self._chosen,
+            )
+        else:
+            self.submit(plain_action(g, self.cult, roll, call))
+
+    def forfeit(self, face: str) -> None:
+        """V2 forfeit option: the cult gives up a die of its roll after an illegal call."""
+        outcome = self.sapp.session.submit_forfeit(self.cult, self.entry.roll, face)
+        self.sapp.save_record()
+        if outcome.error is not None:
+            self.status = f"{outcome.error.rule}: {rule_sentence(outcome.error)}; key a face of the roll"
+            self.refresh_view()
+            return
+        self.verdict = Text.assemble(f"{self.cult}: ", ("FORFEIT", "bold yellow"), f" gives up {face} to the center (V2)")
+        self.after_turn(outcome)
+
+    def _chosen(self, action: Action | None) -> None:
+        if action is not None:
+            self.submit(action)
+
+    def action_legal(self) -> None:
+        if self.stage != "call":
+            self.status = "the legal calls are listed once the roll is keyed"
+            self.refresh_view()
+            return
+        legal = list(self._judging_game().legal_actions(self.entry.roll, self.cult))
+        self.app.push_screen(ChoiceScreen(f"Legal for {self.cult}'s roll {''.join(self.entry.roll)}", legal),
+                             self._chosen)
+
+    def submit(self, action: Action) -> None:
+        session = self.sapp.session
+        before = self._judging_game().copy()  # the verdict explains the state it was judged in
+        roll = self.entry.roll
+        if self.correcting:
+            outcome = session.correct_last_turn(roll, action)
+        else:
+            outcome = session.submit_turn(self.cult, roll, action, self.seen)
+        self.sapp.save_record()
+        self.words, self.giving = [], False
+        if outcome.error is not None:
+            err = outcome.error
+            self.verdict = Text.assemble(
+                f"{self.cult}: ", ("ILLEGAL", "bold red"), " ", (f"{err.rule}", "bold"), f" · {action_text(action)}\n",
+                f"{rule_sentence(err)}.\n",
+                ("legal: ", "bold"), legal_calls_text(err.legal),
+            )
+            if outcome.must_forfeit:
+                self.status = f"house rule: {self.cult} forfeits a die for the illegal call (V2): key its face"
+                self.stage = "forfeit"
+            else:
+                self.status = f"{self.cult} must make a legal call (V2)"
+                self.stage = "call"
+            self.refresh_view()
+            if self.sapp.demo is not None:
+                self.sapp.schedule(self._demo_call, factor=2.0)
+            return
+        self.correcting = False
+        self.verdict = Text.assemble(
+            f"{self.cult}: ", ("LEGAL", "bold green"), " ", (action_text(action), "bold"), "\n",
+            consequences(before, self.cult, action),
+        )
+        expected = tuple(before.layouts[self.cult]) + (action.place if isinstance(action, CallAction) else ())
+        if self.sapp.camera is not None and isinstance(action, CallAction) and action.place:
+            self.stage = "wait"
+            self.status = f"checking {self.cult}'s layout on the table…"
+            self._pending = outcome
+            self.refresh_view()
+            self._start_check(self.cult, expected)
+            return
+        self.after_turn(outcome)
+
+    # ------------------------------------------------------- layout check
+    def _start_check(self, cult: str, expected: tuple[str, ...]) -> None:
+        self.run_worker(partial(self._read_table, cult, expected), thread=True, group="camera", exclusive=True)
+
+    def _read_table(self, cult: str, expected: tuple[str, ...]) -> None:
+        cam = self.sapp.camera
+        assert cam is not None
+        try:
+            seen = cam.read_table({cult: expected})
+        except CameraError as exc:
+            self.post_message(CameraFailed(str(exc)))
+            return
+        self.post_message(TableSeen(cult, expected, seen))
+
+    def on_table_seen(self, msg: TableSeen) -> None:
+        outcome = self._pending
+        if outcome is None or msg.cult != outcome.cult:
+            return
+        seen = tuple(sorted(msg.seen.layouts.get(msg.cult, ()), key="I123E?".index))
+        want = tuple(sorted(msg.expected, key="I123E?".index))
+        if seen == want:
+            self._pending = None
+            self.status = f"{msg.cult}'s layout on the table matches the call"
+            self.after_turn(outcome)
+            return
+        self.status = "dispute: the camera disagrees with the call"
+        self.refresh_view()
+        dispute = DisputeScreen(msg.cult, want, seen)
+        self.app.push_screen(dispute, partial(self._settled, msg, seen))
+        if self.sapp.demo is not None:  # the demo's secretary lets the rules stand
+            self.sapp.schedule(partial(self._settle_for_demo, dispute), factor=3.0)
+
+    def _settled(self, msg: TableSeen, seen: tuple[str, ...], how: str | None) -> None:
+        outcome = self._pending
+        if outcome is None:
+            return
+        session = self.sapp.session
+        exp = "".join(msg.expected) or "-"
+        saw = "".join(seen) or "-"
+        if how == "reread":
+            self._start_check(msg.cult, msg.expected)
+            return
+        self._pending = None
+        if how == "correct":
+            session.add_note(f"dispute: camera saw {saw} in {msg.cult}'s layout, the call placed {exp}; turn corrected")
+            self.action_correct()
+            return
+        session.add_note(f"dispute: camera saw {saw} in {msg.cult}'s layout, the call placed {exp}; the rules stand")
+        self.sapp.save_record()
+        self.after_turn(outcome)
+
+    # ------------------------------------------------------------ after
+    def after_turn(self, outcome: TurnOutcome) -> None:
+        self.stage = "done"  # until the next turn begins (the demo's pace, or at once)
+        self.refresh_view()
+        if outcome.scored is None:
+            self.sapp.schedule(self.next_turn)
+            return
+        screen = ScoringScreen(outcome.scored, self.game.totals)
+        self.app.push_screen(screen, lambda _: self.next_turn())
+        if self.sapp.demo is not None:
+            self.sapp.schedule(partial(self._dismiss_scoring, screen), factor=4.0)
+
+    @staticmethod
+    def _settle_for_demo(dispute: DisputeScreen) -> None:
+        if dispute.is_current:
+            dispute.dismiss("accept")
+
+    @staticmethod
+    def _dismiss_scoring(screen: ScoringScreen) -> None:
+        if screen.is_current:
+            screen.dismiss(None)
+
+    def action_correct(self) -> None:
+        session = self.sapp.session
+        last = session.last_turn()
+        try:
+            before = session.before_last_turn()
+        except SecretaryError as exc:
+            self.status = str(exc)
+            self.refresh_view()
+            return
+        assert last is not None
+        self.correcting = True
+        self.cult = last.cult
+        self.entry = RollEntry(before.pools[last.cult], list(last.roll))
+        self.words, self.giving = [], False
+        self.stage = "roll"
+        self.status = f"correcting {last.cult}: {''.join(last.roll)} -> {last.action}; fix the roll, enter, key the call"
+        self.refresh_view()
+
+    def action_history(self) -> None:
+        self.app.push_screen(HistoryScreen(self.sapp.record_text()))

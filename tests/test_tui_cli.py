@@ -1,0 +1,51 @@
+"""`companion play` without a camera, and the 16-colour console."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from companion.tui.app import SecretaryApp
+from companion.tui.cli import add_commands, run_play
+from companion.tui.screens.phase import PhaseScreen
+
+from .test_tui_support import key_faces, manual_app, rolloff, sync
+
+
+def _args(*argv: str) -> argparse.Namespace:
+    p = argparse.ArgumentParser()
+    add_commands(p.add_subparsers())
+    return p.parse_args(["play", *argv])
+
+
+def test_play_without_a_camera_offers_manual_mode(monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from companion.tui import live
+    from companion.tui.camera import CameraError
+
+    def no_camera(calibration: str | None, profile: str | None) -> live.LiveCamera:
+        raise CameraError("webcam 0 does not answer")
+
+    monkeypatch.setattr(live, "open_live_camera", no_camera)
+    assert run_play(_args()) == 2
+    err = capsys.readouterr().err
+    assert "webcam 0 does not answer" in err and "companion play --manual" in err
+
+
+def test_play_arguments() -> None:
+    a = _args("--manual", "--cults", "Anna Ben", "--db", "x.db", "--resume")
+    assert a.manual and a.cults == "Anna Ben" and a.db == "x.db" and a.resume
+    assert a.func is run_play
+
+
+@sync
+async def test_sixteen_colour_console_plays_a_turn() -> None:
+    app: SecretaryApp = manual_app(ansi=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await rolloff(pilot)
+        await key_faces(pilot, "I22EEE")
+        await pilot.press("i", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PhaseScreen) and app.ansi_color
+        assert app.session.game.layouts["Anna"] == ["I"]

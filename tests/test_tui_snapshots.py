@@ -1,0 +1,155 @@
+"""SVG snapshots of every screen at 80×24 and 120×40 (pytest-textual-snapshot).
+
+Update the golden files after a deliberate change with
+``pytest tests/test_tui_snapshots.py --snapshot-update`` and look at them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from companion.rules import Options
+from companion.tui.app import SecretaryApp
+from companion.tui.camera import SimulatedCamera
+from companion.tui.players import DemoPlayers
+from companion.tui.screens.modals import DisputeScreen
+
+from .test_tui_support import key_faces, manual_app, played_to_the_end, rolloff, secretary
+
+pytest.importorskip("pytest_textual_snapshot")
+pytestmark = pytest.mark.slow
+
+Before = Callable[[Pilot[None]], Awaitable[None]]
+CULTS = ("Anna", "Ben", "Cleo")
+
+
+async def _rolloff3(pilot: Pilot[None]) -> None:
+    await key_faces(pilot, "3I21EI")
+    await key_faces(pilot, "1IE2II")
+    await key_faces(pilot, "333EEI")
+    await pilot.pause()
+
+
+async def rolloff_tie(pilot: Pilot[None]) -> None:
+    await key_faces(pilot, "3I21EI")
+    await key_faces(pilot, "33EEII")
+    await key_faces(pilot, "1IE2II")
+    await key_faces(pilot, "32", enter=False)
+
+
+async def phase(pilot: Pilot[None]) -> None:
+    await _rolloff3(pilot)  # Cleo: 9, the start cult
+    await key_faces(pilot, "I23E1I")
+    await pilot.press("i", "c", "enter")
+    await pilot.pause()
+    await pilot.press("down", "down", "enter")  # IÄÄ! Cthulhu! place I23
+    await key_faces(pilot, "EE1", enter=False)
+
+
+async def phase_six(pilot: Pilot[None]) -> None:
+    for faces in ("3I21EI", "1IE2II", "333EEI", "2EEEEE", "11IIEE", "3EEEEE"):
+        await key_faces(pilot, faces)  # Cleo: 9, the start cult
+    await key_faces(pilot, "I23E1I")
+    await pilot.press("i", "c", "f", "enter")
+    await pilot.pause()
+    await pilot.press("enter")  # IÄÄ! Cthulhu! Fhtagn! place I3E, the first way
+    await key_faces(pilot, "I2", enter=False)
+
+
+async def illegal(pilot: Pilot[None]) -> None:
+    await _rolloff3(pilot)
+    await key_faces(pilot, "123EEE")
+    await pilot.press("c", "f", "enter")
+
+
+async def legal_list(pilot: Pilot[None]) -> None:
+    await _rolloff3(pilot)
+    await key_faces(pilot, "I12EEE")
+    await pilot.press("l")
+
+
+async def scoring(pilot: Pilot[None]) -> None:
+    await rolloff(pilot)
+    await key_faces(pilot, "I3EEEI")
+    await pilot.press("i", "c", "f", "enter")
+    await key_faces(pilot, "I1EEEE")
+    await pilot.press("i", "c", "f", "enter")
+
+
+async def history(pilot: Pilot[None]) -> None:
+    await phase(pilot)
+    await pilot.press("backspace", "backspace", "backspace")
+    await key_faces(pilot, "123EE")
+    await pilot.press("c", "enter")
+    await pilot.press("h")
+
+
+async def help_keys(pilot: Pilot[None]) -> None:
+    await pilot.press("question_mark")
+
+
+async def end(pilot: Pilot[None]) -> None:
+    app = pilot.app
+    assert isinstance(app, SecretaryApp)
+    played_to_the_end(app)
+    app.begin_phases()
+    await pilot.pause()
+
+
+async def dispute(pilot: Pilot[None]) -> None:
+    await phase(pilot)
+    pilot.app.push_screen(DisputeScreen("Cleo", ("I", "2", "3"), ("I", "2", "2")))
+    await pilot.pause()
+
+
+async def nothing(pilot: Pilot[None]) -> None:
+    await pilot.pause()
+
+
+def demo_app() -> SecretaryApp:
+    holder: list[SecretaryApp] = []
+    cam = SimulatedCamera(lambda: holder[0].session.game, seed=2)
+    app = SecretaryApp(secretary(), camera=cam, camera_status=cam.name, demo=DemoPlayers(CULTS, 2),
+                       options=Options.make(list(CULTS), target=60), pace=60.0)
+    app.paused = True  # the test steps it: no timer decides what is on screen
+    holder.append(app)
+    return app
+
+
+async def demo_steps(pilot: Pilot[None]) -> None:
+    app = pilot.app
+    assert isinstance(app, SecretaryApp)
+    for _ in range(24):
+        for _ in range(200):  # the camera worker's reading arrives as a message
+            await pilot.pause(0.01)
+            if app._step is not None:
+                break
+        await pilot.press("s")
+    await pilot.pause()
+
+
+SCREENS: dict[str, tuple[Callable[[], SecretaryApp], Before]] = {
+    "setup": (lambda: SecretaryApp(secretary(), cults="Anna Ben Cleo"), nothing),
+    "rolloff": (lambda: manual_app(CULTS), rolloff_tie),
+    "phase": (lambda: manual_app(CULTS), phase),
+    "phase_six_cults": (lambda: manual_app(("Anna", "Ben", "Cleo", "Dora", "Emil", "Fay")), phase_six),
+    "verdict_illegal": (lambda: manual_app(CULTS), illegal),
+    "legal_calls": (lambda: manual_app(CULTS), legal_list),
+    "scoring": (lambda: manual_app(), scoring),
+    "end": (lambda: manual_app(CULTS, target=40), end),
+    "history": (lambda: manual_app(CULTS), history),
+    "help": (lambda: manual_app(CULTS), help_keys),
+    "dispute": (lambda: manual_app(CULTS), dispute),
+    "demo": (demo_app, demo_steps),
+}
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+@pytest.mark.parametrize("name", list(SCREENS))
+def test_screen_snapshot(snap_compare: Any, name: str, size: tuple[int, int]) -> None:
+    make, before = SCREENS[name]
+    assert snap_compare(make(), terminal_size=size, run_before=before)
