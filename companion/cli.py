@@ -73,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_from("companion.tui.cli", sub)
     _add_from("companion.store.cli", sub)
     _add_from("companion.doctor", sub)
+    _add_from("companion.voice.cli", sub)
     return p
 
 

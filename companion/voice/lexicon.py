@@ -1,0 +1,118 @@
+"""Pronunciations of the four words and the call grammar, for the en-us acoustic model.
+
+Phones are ARPAbet as in CMUdict. The variants cover how English and German
+players say the words (issue 8): IÄÄ! as ee-ah, ee-aah, "ia" and German
+"i-ä"; Cthulhu! as ka-thoo-loo, k-tuh-lu and German "ktulu"; Ph'nglui! as
+fng-lu-ee, f-nuh-glu-ee and puh-ng-lui; Fhtagn! as f-tag-n, fuh-tahgn and
+German "ftagn". German sounds the English model lacks are mapped to the
+nearest English phone (ä → EH, short a → AA/AH, final -gn → G N).
+"""
+
+from __future__ import annotations
+
+from companion.rules import Call, Word
+
+#: Dictionary token of each word (plain ASCII: pocketsphinx's dict format).
+TOKEN: dict[Word, str] = {
+    Word.IAA: "iaa",
+    Word.CTHULHU: "cthulhu",
+    Word.PHNGLUI: "phnglui",
+    Word.FHTAGN: "fhtagn",
+}
+WORD_OF_TOKEN: dict[str, Word] = {t: w for w, t in TOKEN.items()}
+
+PRONUNCIATIONS: dict[Word, tuple[str, ...]] = {
+    Word.IAA: (
+        "IY AA",  # ee-ah
+        "IY AH",
+        "IY AE",  # ee-aah (flat a)
+        "IY EH",  # German i-ä
+        "IY Y AA",  # ee-ya; a bare "Y AA" would also be "your" and "ja"
+        "IY AA AA",
+        "IY EH EH",  # German iää, drawn out
+    ),
+    Word.CTHULHU: (
+        "K AH TH UW L UW",  # ka-thoo-loo
+        "K TH UW L UW",
+        "K AA TH UW L UW",
+        "K AH T UW L UW",
+        "K T UW L UW",  # German ktulu
+        "K AH T UH L UW",  # k-tuh-lu
+        "K T AH L UW",
+        "K AA T UW L UW",  # ka-too-loo
+        "K AH TH UH L UW",
+    ),
+    Word.PHNGLUI: (
+        "F NG L UW IY",  # fng-lu-ee
+        "F NG G L UW IY",
+        "F AH N G L UW IY",  # f-nuh-glu-ee
+        "F AH NG G L UW IY",
+        "F AH NG L UW IY",
+        "F N G L UW IY",
+        "P AH NG L UW IY",  # puh-ng-lui
+        "P AH NG G L UW IY",
+        "P NG L UW IY",
+        "F NG L W IY",  # -lui as one syllable
+        "P AH NG L W IY",
+    ),
+    Word.FHTAGN: (
+        "F T AE G N",  # f-tag-n
+        "F T AE G AH N",
+        "F T AA G N",  # German ftagn
+        "F T AA G AH N",
+        "F AH T AA G N",  # fuh-tahgn
+        "F AH T AE G N",
+        "F AH T AA G AH N",
+        "F AH T AA N",  # g swallowed
+        "F T AA N",
+        "F T AE K AH N",
+    ),
+}
+
+
+#: The model's phones, each a one-phone "word" of the garbage loop that
+#: competes with the calls: speech that is no call is cheaper to spell out.
+GARBAGE_PHONES = (
+    "AA", "AE", "AH", "AO", "AW", "AY", "B", "CH", "D", "DH", "EH", "ER", "EY", "F", "G",
+    "HH", "IH", "IY", "JH", "K", "L", "M", "N", "NG", "OW", "OY", "P", "R", "S", "SH", "T",
+    "TH", "UH", "UW", "V", "W", "Y", "Z", "ZH",
+)
+
+
+def dictionary_text() -> str:
+    """A pocketsphinx dictionary: alternates are written ``token(2)``, ``token(3)``…"""
+    lines = [f"ph_{p.lower()} {p}" for p in GARBAGE_PHONES]
+    for word, prons in PRONUNCIATIONS.items():
+        for n, phones in enumerate(prons, start=1):
+            name = TOKEN[word] if n == 1 else f"{TOKEN[word]}({n})"
+            lines.append(f"{name} {phones}")
+    return "\n".join(lines) + "\n"
+
+
+def call_tokens(call: Call) -> str:
+    return " ".join(TOKEN[w] for w in call)
+
+
+def grammar_jsgf(calls: tuple[Call, ...], garbage: bool = False) -> str:
+    """A JSGF grammar whose sentences are exactly these calls (or any phones, with ``garbage``)."""
+    if not calls and not garbage:
+        raise ValueError("a grammar needs at least one call")
+    alts = [f"( {call_tokens(c)} )" for c in calls]
+    extra = ""
+    if garbage:
+        alts.append("<garbage>")
+        phones = " | ".join(f"ph_{p.lower()}" for p in GARBAGE_PHONES)
+        extra = f"<garbage> = ( {phones} )+;\n"
+    return f"#JSGF V1.0;\ngrammar calls;\npublic <call> = {' | '.join(alts)};\n{extra}"
+
+
+def parse_tokens(hypstr: str) -> Call | None:
+    """The call a grammar hypothesis spells, or None for an empty one."""
+    # Segments name the pronunciation used ("iaa(3)"); the word is before "(".
+    tokens = (t.split("(", 1)[0] for t in hypstr.split())
+    words = tuple(WORD_OF_TOKEN[t] for t in tokens if t in WORD_OF_TOKEN)
+    return words or None
+
+
+def is_garbage(token: str) -> bool:
+    return token.startswith("ph_")

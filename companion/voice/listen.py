@@ -1,0 +1,212 @@
+"""Listening to a microphone during a cult's turn: push-to-talk or voice activity.
+
+``Listener`` owns one thread. Audio arrives from sounddevice's callback (or
+from ``feed`` in tests and replays) and is queued; the thread cuts it into
+utterances, by pocketsphinx's VAD endpointer or by the push-to-talk key,
+recognises each among the calls that make sense for the current roll and
+layout, and posts a ``Heard`` through ``on_heard``. The callback runs on the
+listener's thread: a UI must hand it over to its own loop (Textual:
+``app.call_from_thread``).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from companion.rules import Call
+
+from .audio import RATE, Samples, resample, to_int16
+from .heard import Heard
+from .narrow import calls_for
+from .recognizer import DEFAULT_THRESHOLD, Recognizer, VoiceUnavailable, pocketsphinx_module
+
+#: Longest utterance kept; a call takes two seconds, table talk may run on.
+MAX_SECONDS = 6.0
+_STOP = object()
+
+
+class Utterances:
+    """Cuts a stream of VAD frames into utterances with pocketsphinx's Endpointer.
+
+    ``window`` seconds of audio decide a start or end. pocketsphinx's default
+    of 0.3 s split one call in twenty of the test set at the pause between
+    two words; 0.5 s split one in 160. The end is known about ``window``
+    after speech stops: that is most of the latency.
+    """
+
+    def __init__(self, rate: int = RATE, window: float = 0.5, ratio: float = 0.9) -> None:
+        ps = pocketsphinx_module()
+        self._ep = ps.Endpointer(window=window, ratio=ratio, sample_rate=rate)
+        self.rate = rate
+        self.frame_bytes: int = self._ep.frame_bytes
+        self._parts: list[bytes] = []
+        self.speech_end = 0.0  # stream time (s) of the end of the last utterance
+
+    def push(self, frame: bytes) -> bytes | None:
+        """One frame of ``frame_bytes``; returns a whole utterance when one has ended."""
+        speech = self._ep.process(frame)
+        if speech is not None:
+            self._parts.append(speech)
+            if len(self._parts) * self.frame_bytes > MAX_SECONDS * self.rate * 2:
+                return self._cut()
+        if not self._ep.in_speech and self._parts:
+            return self._cut()
+        return None
+
+    def flush(self, tail: bytes = b"") -> bytes | None:
+        """End of the stream: whatever speech is still open."""
+        if self._ep.in_speech:
+            rest = self._ep.end_stream(tail or bytes(self.frame_bytes))  # it needs a frame
+            if rest is not None:
+                self._parts.append(rest)
+        return self._cut() if self._parts else None
+
+    def _cut(self) -> bytes:
+        self.speech_end = float(self._ep.speech_end)
+        out = b"".join(self._parts)
+        self._parts = []
+        return out
+
+
+class Listener:
+    """Hears calls from a USB microphone for the TUI.
+
+    ``Listener(on_heard, device=None)``; ``start()``; on every turn
+    ``start_turn(roll, layout)``; ``push_to_talk(True/False)`` from a key, or
+    leave it to voice activity (``vad=True``); ``end_turn()``; ``stop()``.
+    """
+
+    def __init__(self, on_heard: Callable[[Heard], None], device: int | str | None = None, *,
+                 vad: bool = True, threshold: float = DEFAULT_THRESHOLD) -> None:
+        self.on_heard = on_heard
+        self.device = device
+        self.vad = vad
+        self.rate = RATE
+        self._recognizer = Recognizer(threshold=threshold)
+        self._queue: queue.Queue[object] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._stream: Any = None
+        self._calls: tuple[Call, ...] = ()
+        self._listening = False
+        self._talking = False
+        self._ptt: list[bytes] = []  # the thread's own state from here on
+        self._utterances: Utterances | None = None
+        self.error: str | None = None  # the last problem, as a sentence for the screen
+
+    # ----------------------------------------------------------- lifecycle
+    def start(self, microphone: bool = True) -> None:
+        """Start the thread, and the microphone unless audio comes from ``feed``."""
+        if microphone:
+            self._open_microphone()
+        self._utterances = Utterances(self.rate)
+        self._thread = threading.Thread(target=self._run, name="voice-listener", daemon=True)
+        self._thread.start()
+        if self._stream is not None:
+            self._stream.start()
+
+    def stop(self) -> None:
+        if self._stream is not None:
+            self._stream.stop()
+            self._stream.close()
+            self._stream = None
+        if self._thread is not None:
+            self._queue.put(_STOP)
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def _open_microphone(self) -> None:
+        try:
+            import sounddevice as sd  # type: ignore[import-untyped,unused-ignore]
+        except (ImportError, OSError) as exc:  # OSError: PortAudio itself is missing
+            raise VoiceUnavailable(f"no microphone support: {exc} (install the voice extra "
+                                   "and libportaudio2)") from None
+        try:
+            try:
+                sd.check_input_settings(device=self.device, channels=1, dtype="int16",
+                                        samplerate=RATE)
+            except Exception:  # noqa: BLE001 - 16 kHz refused: use the device's own rate
+                self.rate = int(sd.query_devices(self.device, "input")["default_samplerate"])
+            self._stream = sd.RawInputStream(samplerate=self.rate, channels=1, dtype="int16",
+                                             device=self.device, callback=self._on_audio)
+        except Exception as exc:  # noqa: BLE001 - PortAudio errors carry their own text
+            raise VoiceUnavailable(f"the microphone could not be opened: {exc}") from None
+
+    def _on_audio(self, indata: Any, frames: int, time: Any, status: Any) -> None:
+        self._queue.put(bytes(indata))
+
+    # ------------------------------------------------------------- control
+    # Controls travel through the same queue as the audio, so a key press is
+    # applied exactly between the audio before it and the audio after it.
+    def start_turn(self, roll: tuple[str, ...] | None, layout: tuple[str, ...] | None) -> None:
+        """Listen for the calls that make sense for this roll and layout (None: unknown)."""
+        self._queue.put(("turn", calls_for(roll, layout)))
+
+    def end_turn(self) -> None:
+        self._queue.put(("end", ()))
+
+    def push_to_talk(self, pressed: bool) -> None:
+        """Key down starts an utterance; key up ends it and recognises it."""
+        self._queue.put(("ptt", pressed))
+
+    def feed(self, pcm: bytes) -> None:
+        """Audio as 16-bit mono PCM at ``self.rate``, as the microphone would give it."""
+        self._queue.put(pcm)
+
+    # --------------------------------------------------------------- thread
+    def _run(self) -> None:
+        pending = b""
+        while True:
+            item = self._queue.get()
+            if item is _STOP:
+                return
+            if isinstance(item, tuple):
+                self._control(*item)
+                pending = b""
+                continue
+            assert isinstance(item, bytes)
+            if not self._listening:
+                continue
+            if self._talking:
+                self._ptt.append(item)
+                continue
+            if not self.vad:
+                continue
+            cuts = self._utterances
+            assert cuts is not None
+            pending += item
+            while len(pending) >= cuts.frame_bytes:
+                frame, pending = pending[:cuts.frame_bytes], pending[cuts.frame_bytes:]
+                utterance = cuts.push(frame)
+                if utterance is not None:
+                    self._recognise(utterance)
+
+    def _control(self, what: str, value: Any) -> None:
+        if what in ("turn", "end"):  # half an utterance from before never carries over
+            self._utterances = Utterances(self.rate)
+        if what == "turn":
+            self._calls, self._listening = value, True
+        elif what == "end":
+            self._listening, self._talking, self._ptt = False, False, []
+        elif value:  # push-to-talk pressed
+            self._talking, self._ptt = True, []
+        elif self._talking:  # released
+            audio, self._talking, self._ptt = b"".join(self._ptt), False, []
+            self._recognise(audio)
+
+    def _recognise(self, pcm: bytes) -> None:
+        if not self._listening or not pcm:
+            return
+        samples: Samples = np.frombuffer(pcm, dtype="<i2")
+        if self.rate != RATE:
+            samples = to_int16(resample(samples.astype(np.float64), self.rate, RATE))
+        try:
+            heard = self._recognizer.hear(samples, self._calls)
+        except Exception as exc:  # noqa: BLE001 - the thread must survive; the screen says why
+            self.error = f"the call could not be recognised: {exc}"
+            return
+        self.on_heard(heard)

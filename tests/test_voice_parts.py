@@ -1,0 +1,154 @@
+"""The pure parts of voice: grammar narrowing, lexicon, WAV reading (no pocketsphinx needed)."""
+
+from __future__ import annotations
+
+import wave
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from companion.rules import TABLE_K, call_text, parse_call
+from companion.voice.audio import RATE, AudioError, read_wav
+from companion.voice.lexicon import (
+    GARBAGE_PHONES,
+    PRONUNCIATIONS,
+    dictionary_text,
+    grammar_jsgf,
+    parse_tokens,
+)
+from companion.voice.narrow import calls_for, parse_optional_faces
+
+
+def texts(roll: str | None, layout: str | None) -> list[str]:
+    r = None if roll is None else tuple(roll)
+    lay = None if layout is None else tuple(layout)
+    return [call_text(c) for c in calls_for(r, lay)]
+
+
+def test_unknown_roll_and_layout_allow_every_call() -> None:
+    assert texts(None, None) == [call_text(c) for c in TABLE_K.values()]
+
+
+@pytest.mark.parametrize(
+    ("roll", "layout", "expected"),
+    [
+        # empty layout: IÄÄ! must come first (D2); Ph'nglui! needs the E
+        ("I2E", "", ["IÄÄ!", "IÄÄ! Cthulhu!", "IÄÄ! Ph'nglui!", "IÄÄ! Cthulhu! Ph'nglui!",
+                     "IÄÄ! Cthulhu! Fhtagn!"]),
+        ("EE", "", ["Ph'nglui! Fhtagn!"]),  # only Elder Signs: K8 (D7)
+        ("E", "I1", ["Ph'nglui! Fhtagn!", "Fhtagn!"]),  # K9 needs I and a tentacle laid out
+        ("E", "I", ["Ph'nglui! Fhtagn!"]),  # no tentacle in the layout: no Fhtagn! (D4)
+        ("123", "", []),  # no I anywhere: nothing may be placed, the cult gives up a die
+        ("12E", "I", ["Cthulhu!", "Cthulhu! Ph'nglui!", "Cthulhu! Fhtagn!"]),
+    ],
+)
+def test_narrowing_follows_table_k(roll: str, layout: str, expected: list[str]) -> None:
+    assert texts(roll, layout) == expected
+
+
+def test_narrowing_agrees_with_the_engine_for_every_call() -> None:
+    from companion.rules import Game, Options
+
+    g = Game(Options.make(["A", "B"]))
+    g.layouts["A"] = ["I", "2"]
+    roll = ("I", "3", "E")
+    legal = {c for c in TABLE_K.values() if g.needs_fault("A", roll, c) is None}
+    assert set(calls_for(roll, ("I", "2"))) == legal
+
+
+def test_unknown_layout_is_the_union_over_layouts() -> None:
+    narrow = set(texts("E", None))
+    assert narrow == {"Ph'nglui! Fhtagn!", "Fhtagn!"}
+
+
+def test_faces_are_checked() -> None:
+    assert parse_optional_faces(None) is None
+    assert parse_optional_faces("") == ()
+    with pytest.raises(ValueError, match="not a die face"):
+        parse_optional_faces("I2X")
+    with pytest.raises(ValueError, match="at least one die"):
+        calls_for((), ())
+
+
+def test_every_word_has_several_pronunciations_in_model_phones() -> None:
+    phones = {"AA", "AE", "AH", "EH", "F", "G", "IY", "K", "L", "N", "NG", "P", "T", "TH",
+              "UH", "UW", "W", "Y"}
+    for word, prons in PRONUNCIATIONS.items():
+        assert len(prons) >= 5, word
+        assert len(set(prons)) == len(prons), word
+        for p in prons:
+            assert set(p.split()) <= phones, p
+    text = dictionary_text()
+    assert "iaa IY AA\n" in text and "cthulhu(2) " in text
+    assert "ph_ng NG\n" in text
+    assert len(text.splitlines()) == sum(len(p) for p in PRONUNCIATIONS.values()) + len(GARBAGE_PHONES)
+
+
+def test_grammar_holds_exactly_the_calls() -> None:
+    calls = (parse_call("IÄÄ! Cthulhu!"), parse_call("Fhtagn!"))
+    g = grammar_jsgf(calls)
+    assert "public <call> = ( iaa cthulhu ) | ( fhtagn );" in g
+    with pytest.raises(ValueError):
+        grammar_jsgf(())
+    rivals = grammar_jsgf(calls[:1], garbage=True)
+    assert "public <call> = ( iaa cthulhu ) | <garbage>;" in rivals
+    assert "<garbage> = ( ph_aa | " in rivals and ")+;" in rivals
+
+
+def test_hypothesis_tokens_become_a_call() -> None:
+    assert parse_tokens("iaa(3) cthulhu fhtagn(2)") == parse_call("IÄÄ! Cthulhu! Fhtagn!")
+    assert parse_tokens("<sil>") is None
+    assert parse_tokens("") is None
+
+
+def _write(path: Path, data: np.ndarray, rate: int, width: int = 2) -> None:
+    channels = 1 if data.ndim == 1 else data.shape[1]
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(channels)
+        w.setsampwidth(width)
+        w.setframerate(rate)
+        w.writeframes(data.tobytes())
+
+
+def _peak_hz(x: np.ndarray) -> float:
+    spec = np.abs(np.fft.rfft(x.astype(np.float64)))
+    return float(np.argmax(spec) * RATE / x.size)
+
+
+def test_stereo_44k_is_mixed_and_resampled(tmp_path: Path) -> None:
+    rate = 44100
+    t = np.arange(rate) / rate
+    left = (8000 * np.sin(2 * np.pi * 440 * t)).astype(np.int16)
+    stereo = np.stack([left, left], axis=1)
+    _write(tmp_path / "s.wav", stereo, rate)
+    x = read_wav(tmp_path / "s.wav")
+    assert x.dtype == np.int16 and x.ndim == 1
+    assert abs(x.size - RATE) <= 1
+    assert abs(_peak_hz(x) - 440) < 2
+    assert 7000 < np.abs(x).max() < 9000
+
+
+def test_8bit_wav_is_read(tmp_path: Path) -> None:
+    t = np.arange(8000) / 8000
+    u8 = (128 + 60 * np.sin(2 * np.pi * 300 * t)).astype(np.uint8)
+    _write(tmp_path / "u.wav", u8, 8000, width=1)
+    x = read_wav(tmp_path / "u.wav")
+    assert abs(x.size - RATE) <= 1
+    assert abs(_peak_hz(x) - 300) < 2
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda p: None, "does not exist"),
+        (lambda p: p.write_bytes(b"not a wave at all"), "not a readable PCM WAV"),
+        (lambda p: p.mkdir(), "is a folder"),
+        (lambda p: p.write_bytes(b"RIFF\x24\x00\x00\x00WAVEfmt "), "not a readable PCM WAV"),
+    ],
+)
+def test_bad_files_are_one_sentence(tmp_path: Path, make, message: str) -> None:  # type: ignore[no-untyped-def]
+    p = tmp_path / "bad.wav"
+    make(p)
+    with pytest.raises(AudioError, match=message):
+        read_wav(p)

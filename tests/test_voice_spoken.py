@@ -1,0 +1,125 @@
+"""Recognition of real synthesised speech: a small espeak-ng + sox subset made at test time.
+
+Skips when espeak-ng or sox is missing; the full figures come from
+``python -m benchmarks.bench_voice`` on the cached seed-8 set.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pocketsphinx")
+if shutil.which("espeak-ng") is None or shutil.which("sox") is None:
+    pytest.skip("espeak-ng and sox are needed to synthesise calls", allow_module_level=True)
+
+from benchmarks import voice_testset as ts  # noqa: E402
+from companion.rules import TABLE_K, call_text, parse_call  # noqa: E402
+from companion.voice.audio import read_wav  # noqa: E402
+from companion.voice.heard import HIGH_CONFIDENCE, Heard  # noqa: E402
+from companion.voice.narrow import calls_for  # noqa: E402
+from companion.voice.recognizer import Recognizer  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def spoken(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[ts.Item]]:
+    """Every call in one English and one German voice, clean and at 10 dB, plus table talk."""
+    folder = tmp_path_factory.mktemp("calls")
+    items = ts.plan(seed=3, renders=1, voices=("en-us", "de"), snrs=(None, 10), talk=slice(0, 1))
+    ts.generate(folder, items)
+    return folder, items
+
+
+@pytest.fixture(scope="module")
+def recognizer() -> Recognizer:
+    return Recognizer()
+
+
+def test_calls_are_heard_and_errors_are_not_confident(spoken: tuple[Path, list[ts.Item]],
+                                                      recognizer: Recognizer) -> None:
+    folder, items = spoken
+    right = total = confident_errors = 0
+    for it in items:
+        heard = recognizer.hear(read_wav(folder / it.file), calls_for(tuple(it.roll), tuple(it.layout)))
+        if it.call is not None:
+            total += 1
+            right += heard.text == it.call
+        if heard.call is not None and heard.text != it.call and heard.confidence >= HIGH_CONFIDENCE:
+            confident_errors += 1
+    assert total == 44
+    assert right / total >= 0.85, f"{right} of {total} right"
+    assert confident_errors <= 1
+
+
+def test_narrowing_excludes_calls_the_roll_does_not_allow(spoken: tuple[Path, list[ts.Item]],
+                                                          recognizer: Recognizer) -> None:
+    folder, items = spoken
+    it = next(i for i in items if i.k == "K11" and i.snr is None and i.voice == "en-us")
+    x = read_wav(folder / it.file)
+    only = (parse_call("Cthulhu!"),)
+    heard = recognizer.hear(x, only)
+    assert heard.best in (None, only[0])  # never a call outside the grammar
+
+
+def test_results_repeat(spoken: tuple[Path, list[ts.Item]], recognizer: Recognizer) -> None:
+    folder, items = spoken
+    x = read_wav(folder / items[0].file)
+    calls = tuple(TABLE_K.values())
+    a, b = recognizer.hear(x, calls), recognizer.hear(x, calls)
+    assert (a.call, a.confidence) == (b.call, b.confidence)
+
+
+def test_listener_hears_a_call_by_voice_activity(spoken: tuple[Path, list[ts.Item]]) -> None:
+    from companion.voice.listen import Listener
+
+    folder, items = spoken
+    it = next(i for i in items if i.k == "K2" and i.snr == 10 and i.voice == "en-us")
+    got: list[Heard] = []
+    done = threading.Event()
+
+    def on_heard(h: Heard) -> None:
+        got.append(h)
+        done.set()
+
+    listener = Listener(on_heard)
+    listener.start(microphone=False)
+    try:
+        pcm = read_wav(folder / it.file).tobytes()
+        listener.feed(pcm)  # before the turn: ignored
+        listener.start_turn(tuple(it.roll), tuple(it.layout))
+        for i in range(0, len(pcm), 1024):  # arrives in chunks, as from the microphone
+            listener.feed(pcm[i:i + 1024])
+        listener.feed(np.zeros(16000, dtype=np.int16).tobytes())  # a second of quiet after
+        assert done.wait(30), "no utterance was cut"
+    finally:
+        listener.stop()
+    assert got[0].text == "IÄÄ! Cthulhu!"
+
+
+def test_listener_push_to_talk(spoken: tuple[Path, list[ts.Item]]) -> None:
+    from companion.voice.listen import Listener
+
+    folder, items = spoken
+    it = next(i for i in items if i.k == "K8" and i.snr is None and i.voice == "de")
+    got: list[Heard] = []
+    done = threading.Event()
+
+    def on_heard(h: Heard) -> None:
+        got.append(h)
+        done.set()
+
+    listener = Listener(on_heard, vad=False)
+    listener.start(microphone=False)
+    try:
+        listener.start_turn(("E", "E"), ())
+        listener.push_to_talk(True)
+        listener.feed(read_wav(folder / it.file).tobytes())
+        listener.push_to_talk(False)
+        assert done.wait(30)
+    finally:
+        listener.stop()
+    assert got[0].text == call_text(TABLE_K["K8"])
