@@ -131,3 +131,15 @@ def test_doctor_camera_missing_says_what_to_do() -> None:
     (c,) = doctor.run_checks([doctor.check_camera])
     # no camera on this machine: a failure with a sentence, never an exception
     assert c.status in ("ok", "fail") and c.detail
+
+
+def test_doctor_model_reads_its_test_frame() -> None:
+    c = doctor.check_model(doctor.Context())
+    assert c.status == "ok", c.detail
+    assert "0 wrong" in c.detail
+
+
+def test_doctor_model_missing_says_how_to_fix(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("COMPANION_MODEL", str(tmp_path / "absent.onnx"))
+    c = doctor.check_model(doctor.Context())
+    assert c.status == "fail" and "does not load" in c.detail and c.fix
