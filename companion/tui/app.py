@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from textual.app import App
 from textual.binding import Binding
@@ -23,6 +24,15 @@ from .screens.setup import SetupScreen
 from .session import TableSession
 
 DEMO_CULTS = ("Anna", "Ben", "Cleo")
+
+
+class VoiceListener(Protocol):
+    """What the screens use of companion.voice.listen.Listener (an optional extra)."""
+
+    def start_turn(self, roll: tuple[str, ...] | None, layout: tuple[str, ...] | None) -> None: ...
+    def end_turn(self) -> None: ...
+    def push_to_talk(self, pressed: bool) -> None: ...
+    def stop(self) -> None: ...
 
 
 class SecretaryApp(App[None]):
@@ -58,8 +68,10 @@ class SecretaryApp(App[None]):
         record_path: Path | None = None,
         tags: dict[str, str] | None = None,
         ansi: bool | None = None,
+        listener: VoiceListener | None = None,
     ) -> None:
         super().__init__(ansi_color=ansi)
+        self.listener = listener
         self.secretary = secretary
         self.resumed = resumed
         self.camera = camera
@@ -102,6 +114,8 @@ class SecretaryApp(App[None]):
         # A camera worker may be waiting for a roll: stop it so quitting never hangs.
         if self.camera is not None:
             self.camera.close()
+        if self.listener is not None:
+            self.listener.stop()
 
     def start_game(self, options: Options) -> None:
         self._session = TableSession.new(self.secretary, options, self.tags)

@@ -18,6 +18,9 @@ def add_commands(subparsers: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--calibration", metavar="FILE", help="the saved calibration (default: the installed one)")
     p.add_argument("--profile", metavar="DIR", help="the enrolment profile of this table's dice")
     p.add_argument("--event", default="", help="the Event tag of the record")
+    p.add_argument("--voice", action="store_true",
+                   help="hear the spoken calls with a USB microphone (needs the voice extra)")
+    p.add_argument("--mic", default=None, help="the microphone (sounddevice name or index)")
     p.set_defaults(func=run_play)
 
 
@@ -58,6 +61,8 @@ def run_play(args: argparse.Namespace) -> int:
     app = SecretaryApp(secretary, resumed=resumed, camera=camera, camera_status=status, cults=args.cults,
                        record_path=Path(args.record) if args.record else None, tags=tags,
                        ansi=_ansi_console())
+    if args.voice:
+        app.listener = _open_listener(app, args.mic)
     try:
         app.run()
     finally:
@@ -66,3 +71,25 @@ def run_play(args: argparse.Namespace) -> int:
         secretary.close()
     # Textual sets return_code to 1 when the app stopped on an unhandled exception
     return app.return_code or 0
+
+
+def _open_listener(app: Any, mic: str | None) -> Any:
+    """The voice listener posting heard calls to the screen, or None with a sentence why not."""
+    try:
+        from ..voice.listen import Listener, VoiceUnavailable
+    except ImportError as exc:
+        print(f"companion play: no voice: {exc}; keep keying the calls", file=sys.stderr)
+        return None
+    from .messages import CallHeard
+
+    def heard(h: Any) -> None:  # runs on the listener's thread
+        app.call_from_thread(lambda: app.screen.post_message(CallHeard(h)))
+
+    device: int | str | None = int(mic) if mic is not None and mic.isdigit() else mic
+    try:
+        listener = Listener(heard, device)
+        listener.start()
+    except VoiceUnavailable as exc:
+        print(f"companion play: no voice: {exc}; keep keying the calls", file=sys.stderr)
+        return None
+    return listener

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.message import Message
 
 from .camera import Seen
@@ -31,3 +33,11 @@ class CameraFailed(Message):
     def __init__(self, reason: str) -> None:
         super().__init__()
         self.reason = reason
+
+
+class CallHeard(Message):
+    """The voice listener heard (or failed to hear) a call; posted from its thread."""
+
+    def __init__(self, heard: Any) -> None:
+        super().__init__()
+        self.heard = heard  # companion.voice.heard.Heard (the voice extra may be absent)

@@ -24,6 +24,7 @@ KEYS: list[tuple[str, str, str]] = [
     ("call", "enter", "judge the call (then choose the dice if there is a choice)"),
     ("call", "l", "choose from the legal calls for this roll"),
     ("call", "g then a face", "give up a die of that face (T4)"),
+    ("call", "v", "push-to-talk on/off when play runs with --voice"),
     ("forfeit", "i 1 2 3 e", "the die the cult gives up after an illegal call (V2 forfeit rule)"),
     ("choice", "up / down, enter", "pick a way to carry out the call, or a legal call; esc goes back"),
     ("phase", "x", "correct the last turn (a new event in the history)"),

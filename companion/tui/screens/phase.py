@@ -31,7 +31,7 @@ from ..describe import (
     rule_sentence,
 )
 from ..entry import RollEntry, matching, plain_action, words_text
-from ..messages import CameraFailed, RollSeen, TableSeen
+from ..messages import CallHeard, CameraFailed, RollSeen, TableSeen
 from ..session import TurnOutcome
 from ..widgets import Board, center_line
 from .info import EndScreen, HistoryScreen
@@ -47,6 +47,7 @@ class PhaseScreen(Screen[None]):
         Binding("x", "correct", "correct"),
         Binding("h", "history", "history"),
         Binding("question_mark", "app.help", "help"),
+        Binding("v", "talk", "talk", show=False),
     ]
 
     def __init__(self) -> None:
@@ -61,6 +62,7 @@ class PhaseScreen(Screen[None]):
         self.status = ""
         self._pending: TurnOutcome | None = None
         self.seen: tuple[str, ...] | None = None  # the camera's reading of this roll, kept as evidence
+        self.talking = False  # push-to-talk held open with the v key
 
     @property
     def sapp(self) -> SecretaryApp:
@@ -90,6 +92,8 @@ class PhaseScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("legal", "correct"):  # in the demo the simulated cults call
             return self.sapp.demo is None
+        if action == "talk":
+            return self.sapp.listener is not None
         return True
 
     # ------------------------------------------------------------ drawing
@@ -197,6 +201,11 @@ class PhaseScreen(Screen[None]):
             self.refresh_view()
             return
         self.stage = "call"
+        listener = self.sapp.listener
+        if listener is not None:
+            # the grammar is narrowed to the calls this roll and layout allow
+            listener.start_turn(self.entry.roll, tuple(self._judging_game().layouts[self.cult]))
+            self.status = f"listening for {self.cult}'s call… (or key it)"
         self.refresh_view()
         if self.sapp.demo is not None:
             self.sapp.schedule(self._demo_call)
@@ -296,8 +305,37 @@ class PhaseScreen(Screen[None]):
         self.app.push_screen(ChoiceScreen(f"Legal for {self.cult}'s roll {''.join(self.entry.roll)}", legal),
                              self._chosen)
 
+    def on_call_heard(self, msg: CallHeard) -> None:
+        """A spoken call: shown with its confidence; Enter accepts it, keys correct it."""
+        if self.stage != "call" or self.giving:
+            return
+        heard = msg.heard
+        if heard.call is None:
+            guess = f" (best guess {call_text(heard.best)}, {heard.confidence:.2f})" if heard.best else ""
+            self.status = f"no call heard clearly{guess}: key the call"
+        else:
+            self.words = list(heard.call)
+            if heard.sure:
+                self.status = f"heard {heard.text} ({heard.confidence:.2f}): Enter to accept, backspace to correct"
+            else:
+                self.status = (f"not sure: heard {heard.text} ({heard.confidence:.2f}); "
+                               "ask the cult, then Enter to accept or key the call")
+        self.refresh_view()
+
+    def action_talk(self) -> None:
+        listener = self.sapp.listener
+        if listener is None or self.stage != "call":
+            return
+        self.talking = not self.talking
+        listener.push_to_talk(self.talking)
+        self.status = "push-to-talk: listening… (v again to stop)" if self.talking else "push-to-talk: stopped"
+        self.refresh_view()
+
     def submit(self, action: Action) -> None:
         session = self.sapp.session
+        if self.sapp.listener is not None:
+            self.sapp.listener.end_turn()
+            self.talking = False
         before = self._judging_game().copy()  # the verdict explains the state it was judged in
         roll = self.entry.roll
         if self.correcting:
