@@ -76,7 +76,8 @@ def run_play(args: argparse.Namespace) -> int:
 def _open_listener(app: Any, mic: str | None) -> Any:
     """The voice listener posting heard calls to the screen, or None with a sentence why not."""
     try:
-        from ..voice.listen import Listener, VoiceUnavailable
+        from ..voice.listen import Listener
+        from ..voice.recognizer import VoiceUnavailable
     except ImportError as exc:
         print(f"companion play: no voice: {exc}; keep keying the calls", file=sys.stderr)
         return None
