@@ -86,3 +86,11 @@ def test_bom_and_crlf(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
 def test_human_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, write(tmp_path, GOOD))
     assert code == 0 and "ok" in out
+
+
+def test_cult_names_in_any_script(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = '[Cults "Björn Zoë"]\nBjörn: I23E1I -> IÄÄ! Cthulhu! Fhtagn! place I23E\n'
+    code, out, _ = run(capsys, "--json", write(tmp_path, text))
+    assert code == 0 and json.loads(out)["totals"]["Björn"] == 0
+    code, out, _ = run(capsys, "--json", write(tmp_path, '[Cults "Bj.rn Zoe"]\n'))
+    assert code == 1 and json.loads(out)["error"]["rule"] == "N"

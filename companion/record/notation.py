@@ -19,7 +19,7 @@ KNOWN_TAGS = ("Event", "Site", "Date", "Round", "Table", "Secretary", "Cults", "
 #: Tags that carry meaning for the game; they may not repeat.
 GAME_TAGS = ("Cults", "Sets", "Target", "StartRule", "Doublers", "IllegalCall")
 FREE_TAGS = ("Event", "Site", "Date", "Table", "Secretary")
-NAME_RE = re.compile(r"^[A-Za-z0-9_-]+$")
+NAME_RE = re.compile(r"^[\w-]+$")  # letters (any script), digits, _ or -
 
 
 @dataclass(frozen=True, slots=True)
