@@ -63,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
 @pytest.fixture
 def fake_reader(monkeypatch: pytest.MonkeyPatch) -> FakeClassifier:
     fake = FakeClassifier()
-    monkeypatch.setattr(Reader, "load", classmethod(lambda cls, profile=None, model=None: cls(fake)))
+    monkeypatch.setattr(Reader, "load", classmethod(lambda cls, profile=None, model=None, finder="classic": cls(fake)))
     return fake
 
 

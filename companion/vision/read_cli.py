@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision.mat import PAPER_MM, SLOTS_FOR_CULTS
+from companion.vision.read import DEFAULT_FINDER, FINDERS
 
 
 def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -28,6 +29,8 @@ def add_read(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                    help="enrolment profile folder (default: the shipped model alone)")
     p.add_argument("--model", metavar="ONNX", default=None,
                    help="face model (default: COMPANION_MODEL or the shipped one)")
+    p.add_argument("--finder", choices=FINDERS, default=DEFAULT_FINDER,
+                   help=f"die finder: classic OpenCV or the learned net (default {DEFAULT_FINDER})")
     p.add_argument("--json", action="store_true", help="one JSON object per image per line")
     p.set_defaults(func=cmd_read)
 
@@ -52,12 +55,13 @@ def add_calibrate(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
 
 def cmd_read(args: argparse.Namespace) -> int:
     from companion.vision.classify import ModelError
+    from companion.vision.detect_net import DetectorModelError
     from companion.vision.enroll import EnrolmentError
     from companion.vision.read import Reader, read_images
 
     try:
-        reader = Reader.load(args.profile, args.model)
-    except (ModelError, EnrolmentError) as exc:
+        reader = Reader.load(args.profile, args.model, args.finder)
+    except (ModelError, EnrolmentError, DetectorModelError) as exc:
         print(f"companion vision read: {_sentence(exc)}", file=sys.stderr)
         return 2
     status = 0

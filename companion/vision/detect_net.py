@@ -1,0 +1,138 @@
+"""Learned die finder: a small CenterNet-style network, run with onnxruntime.
+
+An alternative to the classical :func:`companion.vision.detect.find_dice` with
+the same output type. The frame is shrunk so that its longest side is
+``input_long`` pixels (padded to a multiple of 32), the network gives maps at
+stride 4: a center heatmap, the sub-cell center offset, the log of the die's
+edge, the top face's rotation as (cos 4t, sin 4t) and how tilt bends the
+square (8 corner residuals in the die's own frame, in edges). Peaks are the
+local maxima of the heatmap (3x3); corners are mapped back to frame pixels.
+
+Doubt is kept, never dropped: a peak between ``low`` and ``threshold`` and a
+die whose face touches the frame border come back with ``clean=False``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from companion.vision.detect import FoundDie
+from companion.vision.geometry import order_corners
+
+MODEL_ENV = "COMPANION_DETECTOR"
+STRIDE = 4
+# Chosen on VALIDATION-style frames (models/DETECTOR_CARD.md).
+THRESHOLD = 0.6
+LOW_THRESHOLD = 0.4
+INPUT_LONG = 512
+_BORDER_PX = 2.0
+_UNIT = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]], np.float32)
+
+ImageBGR = npt.NDArray[np.uint8]
+F32 = npt.NDArray[np.float32]
+
+
+class DetectorModelError(Exception):
+    """The detector model cannot be found or loaded."""
+
+
+def default_detector_path() -> Path:
+    env = os.environ.get(MODEL_ENV)
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[2] / "models" / "dice_detector.onnx"
+
+
+_SESSIONS: dict[tuple[str, int], Any] = {}
+
+
+def load_session(path: str | Path | None = None, *, threads: int = 2) -> Any:
+    """The onnxruntime session for the detector, cached per process."""
+    p = Path(path) if path is not None else default_detector_path()
+    key = (str(p.resolve()), threads)
+    if key in _SESSIONS:
+        return _SESSIONS[key]
+    if not p.is_file():
+        raise DetectorModelError(f"die detector model not found at {p} (set {MODEL_ENV} to its path)")
+    import onnxruntime as ort  # deferred: loading is the slow part
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    try:
+        sess = ort.InferenceSession(str(p), opts, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own untyped errors
+        raise DetectorModelError(f"die detector model {p} cannot be loaded: {str(exc).splitlines()[0]}") from None
+    _SESSIONS[key] = sess
+    return sess
+
+
+def _prepare(image: ImageBGR, input_long: int) -> tuple[F32, float]:
+    h, w = image.shape[:2]
+    s = input_long / max(h, w)
+    nw, nh = max(1, round(w * s)), max(1, round(h * s))
+    small = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
+    ph, pw = (-nh) % 32, (-nw) % 32
+    if ph or pw:
+        small = cv2.copyMakeBorder(small, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
+    x = np.ascontiguousarray(small.transpose(2, 0, 1)[None], dtype=np.float32)
+    # the exact scales of the resize, per axis, are nw / w and nh / h; they differ by < 1 px
+    return x, s
+
+
+def find_dice_net(
+    image_bgr: ImageBGR,
+    *,
+    threshold: float = THRESHOLD,
+    low: float = LOW_THRESHOLD,
+    session: Any = None,
+    input_long: int = INPUT_LONG,
+    threads: int = 2,
+) -> list[FoundDie]:
+    """Every die in a BGR frame, as :class:`FoundDie` in frame pixels."""
+    if image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
+        raise ValueError("image must be an H x W x 3 BGR array")
+    sess = session if session is not None else load_session(threads=threads)
+    h, w = image_bgr.shape[:2]
+    x, s = _prepare(image_bgr, input_long)
+    maps = np.asarray(sess.run(None, {sess.get_inputs()[0].name: x})[0][0], np.float32)
+    heat = maps[0]
+    peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= min(low, threshold))
+    ys, xs = np.nonzero(peaks)
+    order = np.argsort(-heat[ys, xs])
+    centers: list[tuple[float, float, float]] = []
+    out: list[FoundDie] = []
+    for k in order:
+        iy, ix = int(ys[k]), int(xs[k])
+        v = maps[:, iy, ix]
+        score = float(v[0])
+        cx_in = (ix + float(v[1])) * STRIDE
+        cy_in = (iy + float(v[2])) * STRIDE
+        edge_in = float(np.exp(np.clip(v[3], 0.0, 6.5)))
+        t = float(np.arctan2(v[5], v[4])) / 4.0
+        rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]], np.float32)
+        res = v[6:14].reshape(4, 2)
+        pts_in = ((_UNIT + res) @ rot.T) * edge_in + np.array([cx_in, cy_in], np.float32)
+        corners = order_corners((pts_in + 0.5) / s - 0.5)
+        cx, cy = (cx_in + 0.5) / s - 0.5, (cy_in + 0.5) / s - 0.5
+        sides = np.roll(corners, -1, axis=0) - corners
+        edge = float(np.linalg.norm(sides, axis=1).mean())
+        # two peaks on one die: dice never overlap, so a center within half an
+        # edge of a stronger one is the same die
+        if any(np.hypot(cx - px, cy - py) < 0.5 * max(edge, pe) for px, py, pe in centers):
+            continue
+        centers.append((cx, cy, edge))
+        reasons = []
+        if score < threshold:
+            reasons.append(f"weak detection ({score:.2f})")
+        if (corners[:, 0].min() < _BORDER_PX or corners[:, 1].min() < _BORDER_PX
+                or corners[:, 0].max() > w - 1 - _BORDER_PX or corners[:, 1].max() > h - 1 - _BORDER_PX):
+            reasons.append("cut by the frame border")
+        out.append(FoundDie((float(cx), float(cy)), corners, edge, not reasons, "; ".join(reasons)))
+    return out
