@@ -8,6 +8,7 @@ sentence for the user; :class:`Reconnecting` wraps any source to retry.
 from __future__ import annotations
 
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -48,17 +49,17 @@ class FrameSource(Protocol):
     def __exit__(self, *exc: object) -> None: ...
 
 
-class _Source:
+class _Source(ABC):
     """Context manager plumbing and a default preview shared by the sources."""
 
-    def open(self) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def open(self) -> None: ...
 
-    def read(self) -> Frame:
-        raise NotImplementedError
+    @abstractmethod
+    def read(self) -> Frame: ...
 
-    def close(self) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def close(self) -> None: ...
 
     def read_preview(self) -> npt.NDArray[np.uint8]:
         return preview_of(self.read())
