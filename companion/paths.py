@@ -36,3 +36,10 @@ def calibration_path() -> Path:
 
 def profile_dir() -> Path:
     return config_dir() / "profile"
+
+
+def shipped_model(env_var: str, filename: str) -> Path:
+    """A shipped model: the path in ``env_var`` if set, else models/FILENAME of this checkout
+    (deploy/install.sh installs the checkout editable, so models/ stays beside the code)."""
+    env = os.environ.get(env_var, "").strip()
+    return Path(env) if env else Path(__file__).resolve().parents[1] / "models" / filename

@@ -9,7 +9,6 @@ enrolment profile, the profile's head reads the network's embedding instead.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from companion.paths import shipped_model
 from companion.vision.crop import CROP_SIZE, cut_faces
 
 if TYPE_CHECKING:
@@ -35,10 +35,7 @@ class ModelError(Exception):
 
 def default_model_path() -> Path:
     """COMPANION_MODEL if set, else models/faces.onnx of this checkout."""
-    env = os.environ.get(MODEL_ENV)
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[2] / "models" / "faces.onnx"
+    return shipped_model(MODEL_ENV, "faces.onnx")
 
 
 def softmax(logits: F32) -> F32:

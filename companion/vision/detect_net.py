@@ -14,7 +14,6 @@ die whose face touches the frame border come back with ``clean=False``.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from companion.paths import shipped_model
 from companion.vision.detect import FoundDie
 from companion.vision.geometry import order_corners
 
@@ -43,10 +43,8 @@ class DetectorModelError(Exception):
 
 
 def default_detector_path() -> Path:
-    env = os.environ.get(MODEL_ENV)
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[2] / "models" / "dice_detector.onnx"
+    """COMPANION_DETECTOR if set, else models/dice_detector.onnx of this checkout."""
+    return shipped_model(MODEL_ENV, "dice_detector.onnx")
 
 
 _SESSIONS: dict[tuple[str, int], Any] = {}
