@@ -1,7 +1,7 @@
 """Spoken-call recognition: accuracy with and without narrowing, confident errors, latency.
 
     python -m benchmarks.bench_voice [--set DIR] [--limit N]
-    python -m benchmarks.bench_voice --fit      # refit the confidence (development set)
+    python -m benchmarks.bench_voice --fit      # refit the confidence (development sets)
 
 The test set (benchmarks/voice_testset.py, seed 8) is generated once into a
 cache folder and reused. "Right" means the reported call (after the
@@ -15,6 +15,7 @@ recognizer's computing time on this machine.
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import sys
 import time
@@ -34,8 +35,15 @@ from .machine import describe
 
 CACHE = Path.home() / ".cache" / "companion"
 TEST_SET = CACHE / "voice-testset-seed8"
-DEV_SET = CACHE / "voice-dev-seed1-v2"
+#: Talk's share of the decodes when the 0.5 point is placed: about one
+#: utterance in ten heard during a turn is not a call (the test set: 40 of 480).
+TALK_SHARE = 0.1
 ALL_CALLS: tuple[Call, ...] = tuple(TABLE_K.values())
+
+
+def dev_set(seed: int) -> Path:
+    """A development set's folder (``voice_testset.dev_plan``; never the test set's seed 8)."""
+    return CACHE / f"voice-dev-v3-seed{seed}"
 
 
 @dataclass
@@ -61,6 +69,15 @@ def ensure_set(folder: Path, seed: int, renders: int, talk: slice) -> list[ts.It
     if not manifest.exists():
         print(f"generating the test set (seed {seed}) into {folder} …", flush=True)
         ts.generate(folder, ts.plan(seed, renders, ts.VOICES, ts.SNRS, talk=talk))
+    return ts.load(manifest)
+
+
+def ensure_dev(seed: int) -> list[ts.Item]:
+    folder = dev_set(seed)
+    manifest = folder / "manifest.jsonl"
+    if not manifest.exists():
+        print(f"generating the development set (seed {seed}) into {folder} …", flush=True)
+        ts.generate(folder, ts.dev_plan(seed))
     return ts.load(manifest)
 
 
@@ -109,6 +126,13 @@ def report(rows: list[Row]) -> None:
     high = [ok for c, ok in conf if c >= HIGH_CONFIDENCE]
     print(f"  narrowed calls given with confidence ≥ {HIGH_CONFIDENCE}: {len(high)} of "
           f"{len([r for r in calls if r.narrowed])}, of which right {sum(high)}")
+    for narrowed in (False, True):
+        sel = [r for r in rows if r.narrowed is narrowed]
+        print(f"  confident errors ({'narrowed' if narrowed else 'all calls'}): wrong calls "
+              f"{sum(r.confident_error for r in sel if r.item.call is not None)} of "
+              f"{sum(r.item.call is not None for r in sel)}, table talk "
+              f"{sum(r.confident_error for r in sel if r.item.call is None)} of "
+              f"{sum(r.item.call is None for r in sel)}")
 
 
 def latency(items: list[ts.Item], folder: Path, rec: object) -> None:
@@ -177,39 +201,143 @@ def run(items: list[ts.Item], folder: Path) -> tuple[list[Row], object]:
     return rows, rec
 
 
-def fit(folder: Path, items: list[ts.Item]) -> None:
-    """Logistic regression of 'the best call is right' on the recognizer's features."""
+@dataclass
+class Decoded:
+    """One development decode: the features and whether the best call was right."""
+
+    seed: int
+    x: tuple[float, ...]
+    right: bool
+    talk: bool
+    narrowed: bool
+
+
+def dev_features(seeds: tuple[int, ...], limit: int = 1) -> list[Decoded]:
     from companion.voice.recognizer import Recognizer
 
     rec = Recognizer()
-    xs: list[tuple[float, ...]] = []
-    ys: list[float] = []
-    for it in items:
-        x = read_wav(folder / it.file)
-        for narrowed in (False, True):
-            f = rec.features(x, situation_calls(it, narrowed))
-            if f.best is None:
-                continue
-            xs.append(f.vector())
-            ys.append(1.0 if call_text(f.best) == it.call else 0.0)
-    X = np.hstack([np.ones((len(xs), 1)), np.array(xs)])
-    y = np.array(ys)
-    w = np.zeros(X.shape[1])
-    for _ in range(50):  # Newton's method with a little L2 so separable data stays finite
-        p = 1 / (1 + np.exp(-X @ w))
-        grad = X.T @ (p - y) + 0.01 * w
-        hess = (X.T * (p * (1 - p))) @ X + 0.01 * np.eye(X.shape[1])
+    out: list[Decoded] = []
+    for seed in seeds:
+        items = ensure_dev(seed)[::limit]
+        print(f"  features of {len(items)} files of {dev_set(seed)} …", flush=True)
+        for it in items:
+            x = read_wav(dev_set(seed) / it.file)
+            for narrowed in (False, True):
+                calls = situation_calls(it, narrowed)
+                f = rec.features(x, calls)
+                if f.best is None:
+                    continue
+                out.append(Decoded(seed, f.vector(), call_text(f.best) == it.call,
+                                   it.call is None, narrowed))
+    return out
+
+
+def logistic(X: np.ndarray, y: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """Weighted logistic regression (bias first) by Newton's method, with a little L2."""
+    X1 = np.hstack([np.ones((len(X), 1)), X])
+    w = np.zeros(X1.shape[1])
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-np.clip(X1 @ w, -500, 500)))
+        grad = X1.T @ (weight * (p - y)) + 0.01 * w
+        hess = (X1.T * (weight * p * (1 - p))) @ X1 + 0.01 * np.eye(X1.shape[1])
         w -= np.linalg.solve(hess, grad)
-    print(f"fitted on {len(ys)} decodes ({int(sum(ys))} right) of {folder}")
+    return w
+
+
+def fit_logit(rows: list[Decoded]) -> np.ndarray:
+    """Log-odds weights (bias first): the direction, then the 0.5 point at TALK_SHARE.
+
+    The direction is fitted on the development decodes as they are (much
+    table talk: it is what must be told apart); then a one-feature logistic
+    on that score, with talk weighted down to TALK_SHARE of the calls, puts
+    0.5 where a call is as likely right as not at a real table.
+    """
+    X = np.array([r.x for r in rows])
+    y = np.array([float(r.right) for r in rows])
+    talk = np.array([r.talk for r in rows])
+    w = logistic(X, y, np.ones(len(y)))
+    score = w[0] + X @ w[1:]
+    weight = np.where(talk, TALK_SHARE * (~talk).sum() / max(1, talk.sum()), 1.0)
+    a, b = logistic(score[:, None], y, weight)[[1, 0]]
+    return np.concatenate([[a * w[0] + b], a * w[1:]])
+
+
+def logits(w: np.ndarray, rows: list[Decoded]) -> np.ndarray:
+    return np.asarray(w[0] + np.array([r.x for r in rows]) @ w[1:])
+
+
+def highest_wrong(w: np.ndarray, rows: list[Decoded]) -> float:
+    return float(max(z for z, r in zip(logits(w, rows), rows, strict=True) if not r.right))
+
+
+def sure_above(top: float, margin: float = 0.0) -> float:
+    """A SURE_LOGIT that keeps log-odds ``top`` below 0.8 even as rounded to 0.001."""
+    from companion.voice.recognizer import HIGH_LOGIT
+
+    p = HIGH_CONFIDENCE - 0.0005
+    return max(HIGH_LOGIT, top + margin, top * HIGH_LOGIT / math.log(p / (1 - p)) + 0.001)
+
+
+def dev_report(w: np.ndarray, sure_logit: float, rows: list[Decoded], label: str) -> None:
+    from companion.voice.recognizer import squash
+
+    # rounded as Heard reports it: 0.7996 is "0.8"
+    conf = np.array([round(squash(z, sure_logit), 3) for z in logits(w, rows)])
+    right = np.array([r.right for r in rows])
+    talk = np.array([r.talk for r in rows])
+    calls = ~talk & np.array([r.narrowed for r in rows])
+    n = int(calls.sum())  # decodes of calls only: a null best is left out (rare)
+    high = conf >= HIGH_CONFIDENCE
+    print(f"  {label}: narrowed calls right at 0.5 {100 * (right & calls & (conf >= 0.5)).sum() / n:.1f}%, "
+          f"sure (≥ {HIGH_CONFIDENCE}) and right {100 * (right & calls & high).sum() / n:.1f}%; "
+          f"wrong calls ≥ {HIGH_CONFIDENCE} {int((high & ~right & ~talk).sum())}, "
+          f"talk ≥ {HIGH_CONFIDENCE} {int((high & talk).sum())} of {int(talk.sum())}, "
+          f"talk ≥ 0.5 {int(((conf >= 0.5) & talk).sum())}")
+
+
+def fit(seeds: tuple[int, ...], limit: int = 1) -> None:
+    """Fit WEIGHTS, BIAS and SURE_LOGIT on the development sets and print them."""
+    fit_rows(dev_features(seeds, limit), seeds)
+
+
+def fit_rows(rows: list[Decoded], seeds: tuple[int, ...]) -> tuple[np.ndarray, float]:
+    """SURE_LOGIT lies above the highest log-odds of a wrong call or of table talk.
+
+    The safety margin above it is how far that highest value rose for speech
+    the fit never saw: half of the sets (odd or even seeds, which have
+    different talk phrases) is held out, and the held-out half's highest
+    value is compared with the fitted half's.
+    """
+    excess = 0.0
+    for parity in (1, 0):
+        train = [r for r in rows if r.seed % 2 == parity]
+        held = [r for r in rows if r.seed % 2 != parity]
+        if not train or not held:
+            continue
+        w = fit_logit(train)
+        top, top_held = highest_wrong(w, train), highest_wrong(w, held)
+        excess = max(excess, top_held - top)
+        sure = sure_above(top)
+        dev_report(w, sure, train, f"fit on {'odd' if parity else 'even'} seeds")
+        dev_report(w, sure, held, "   held-out seeds")
+    w = np.round(fit_logit(rows), 3)  # as printed for recognizer.py
+    top = highest_wrong(w, rows)
+    sure_logit = math.ceil(sure_above(top, excess) * 1000) / 1000
+    print(f"fitted on {len(rows)} decodes ({sum(r.right for r in rows)} right) of seeds "
+          f"{', '.join(map(str, seeds))}; safety margin {excess:.2f}")
+    dev_report(w, sure_above(top), rows, "all development sets, without the margin")
+    dev_report(w, sure_logit, rows, "all development sets")
     print("WEIGHTS = (" + ", ".join(f"{v:.3f}" for v in w[1:]) + ")")
     print(f"BIAS = {w[0]:.3f}")
+    print(f"SURE_LOGIT = {sure_logit:.3f}")
+    return w, sure_logit
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.bench_voice")
     ap.add_argument("--set", type=Path, default=None, help=f"test set folder (default {TEST_SET})")
     ap.add_argument("--limit", type=int, default=None, help="use every n-th file only")
-    ap.add_argument("--fit", action="store_true", help="fit the confidence on the development set")
+    ap.add_argument("--fit", action="store_true", help="fit the confidence on the development sets (seeds 1-4)")
     ap.add_argument("--errors", action="store_true", help="list every file not heard right (narrowed)")
     args = ap.parse_args([] if argv is None else argv)  # `python -m benchmarks` passes none
     try:
@@ -220,9 +348,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench_voice: {exc}", file=sys.stderr)
         return 2
     if args.fit:
-        folder = args.set or DEV_SET
-        items = ensure_set(folder, 1, 1, ts.DEV_TALK)
-        fit(folder, items[:: args.limit or 1])
+        fit(ts.DEV_SEEDS, args.limit or 1)
         return 0
     folder = args.set or TEST_SET
     items = ensure_set(folder, 8, 2, ts.TEST_TALK)[:: args.limit or 1]

@@ -1,12 +1,14 @@
 """Generate the spoken-call test set: every call of table K said by espeak-ng, noised by sox.
 
-    python -m benchmarks.voice_testset OUT_DIR [--seed N] [--renders N] [--small]
+    python -m benchmarks.voice_testset OUT_DIR [--seed N] [--renders N] [--dev]
 
 Each utterance is synthesised in several English and German voices, speeds
 and pitches, with the words spelled the ways players say them (IÄÄ! as ee-ah
 or ia, Cthulhu! as ka-thoo-loo or ktulu, …), padded with silence and mixed
 with pink or brown noise at several signal-to-noise ratios. Non-calls (table
-talk) are added so that the benchmark can count false alarms. Every file
+talk) are added so that the benchmark can count false alarms; ``--dev``
+makes a development set instead (``dev_plan``: other talk, never the test
+set's, and many more short phrases that sound like a call word). Every file
 gets a roll and a layout for which its call is legal (drawn with the seed),
 so the benchmark can narrow the grammar. A ``manifest.jsonl`` lists them.
 Generation is seeded and deterministic for a given espeak-ng and sox.
@@ -57,6 +59,25 @@ _TALK = {
 }
 TEST_TALK = slice(0, 2)
 DEV_TALK = slice(2, 4)
+#: More table talk for the development sets only: short words and names that
+#: sound like a call word ("I ah", "to the loo", "Tag"), numbers, laughter.
+#: None of them shares a phrase or a content word with the test set's talk.
+#: Seeds take alternate halves (``dev_plan``), so a choice made on one half
+#: can be checked on phrases it never saw.
+DEV_PHRASES = {
+    "en": ("I ah", "to the loo", "fun again", "tag", "nah", "ha ha ha", "hmm", "uh huh",
+           "oh wow", "okay", "who's next", "Anna", "Thomas", "Julia", "seven", "twenty two",
+           "one, two, three", "I see", "hold on", "let me think", "that was close", "good luck",
+           "come on", "key to the loo", "ice tea", "a cat who knew", "thank you", "I knew it",
+           "hey Lucy", "you too", "ah, cool", "fine again"),
+    "de": ("ja ja", "Tag", "na ja", "nein", "genau", "hallo", "danke", "Moment", "noch mal",
+           "ich auch", "Achtung", "zwei", "sieben", "eins, zwei, drei", "Lukas", "Anna", "Julia",
+           "so ein Glück", "hm", "ha ha ha", "ach so", "Kuchen", "ja klar", "guten Tag",
+           "ich bin's", "Tee", "los geht's", "Kakao", "Donnerwetter", "Mist", "ich weiß",
+           "fantastisch"),
+}
+#: The development sets' seeds (the benchmark's is 8).
+DEV_SEEDS = (1, 2, 3, 4)
 
 
 @dataclass(frozen=True)
@@ -138,8 +159,12 @@ def render(item: Item, out: Path, work: Path, lead: float, tail: float) -> None:
 
 
 def plan(seed: int, renders: int, voices: tuple[str, ...], snrs: tuple[int | None, ...],
-         calls: tuple[str, ...] | None = None, talk: slice = TEST_TALK) -> list[Item]:
-    """Every call × voice × render × noise level, plus table talk; deterministic per seed."""
+         calls: tuple[str, ...] | None = None, talk: slice = TEST_TALK,
+         more_talk: slice | None = None) -> list[Item]:
+    """Every call × voice × render × noise level, plus table talk; deterministic per seed.
+
+    ``more_talk`` adds those of ``DEV_PHRASES`` (development sets only).
+    """
     rng = random.Random(seed)
     items: list[Item] = []
     kids = calls if calls is not None else tuple(TABLE_K)
@@ -148,7 +173,10 @@ def plan(seed: int, renders: int, voices: tuple[str, ...], snrs: tuple[int | Non
         for k in kids:
             for _ in range(renders):
                 sayings.append((k, spoken_text(TABLE_K[k], voice, rng)))
-        for phrase in _TALK[_lang(voice)][talk]:
+        phrases = _TALK[_lang(voice)][talk]
+        if more_talk is not None:
+            phrases += DEV_PHRASES[_lang(voice)][more_talk]
+        for phrase in phrases:
             sayings.append((None, phrase))
         for kid, spoken in sayings:
             call = TABLE_K[kid] if kid else None
@@ -162,6 +190,13 @@ def plan(seed: int, renders: int, voices: tuple[str, ...], snrs: tuple[int | Non
                 items.append(Item(name, call_text(call) if call else None, kid, spoken, voice,
                                   speed, pitch, noise, snr, noise_at, roll, faces_text(layout)))
     return items
+
+
+def dev_plan(seed: int) -> list[Item]:
+    """A development set: two renderings per call, the development talk and half of DEV_PHRASES."""
+    if seed == 8:
+        raise ValueError("seed 8 is the test set's")
+    return plan(seed, 2, VOICES, SNRS, talk=DEV_TALK, more_talk=slice(seed % 2, None, 2))
 
 
 def generate(out: Path, items: list[Item], lead: float = 0.4, tail: float = 0.6) -> Path:
@@ -186,8 +221,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("out", type=Path, help="folder to write the WAV files and manifest.jsonl into")
     ap.add_argument("--seed", type=int, default=8)
     ap.add_argument("--renders", type=int, default=2, help="renderings per call and voice (default 2)")
+    ap.add_argument("--dev", action="store_true",
+                    help="a development set (dev_plan: development talk; --renders ignored)")
     args = ap.parse_args(argv)
-    items = plan(args.seed, args.renders, VOICES, SNRS)
+    items = dev_plan(args.seed) if args.dev else plan(args.seed, args.renders, VOICES, SNRS)
     manifest = generate(args.out, items)
     print(f"{len(items)} files, manifest {manifest}")
     return 0

@@ -152,3 +152,50 @@ def test_bad_files_are_one_sentence(tmp_path: Path, make, message: str) -> None:
     make(p)
     with pytest.raises(AudioError, match=message):
         read_wav(p)
+
+
+def test_phone_count_reads_the_pronunciation_of_a_token() -> None:
+    from companion.voice.lexicon import phone_count
+
+    assert phone_count("iaa") == 2  # IY AA
+    assert phone_count("fhtagn(3)") == 5  # F T AA G N
+    assert phone_count("cthulhu(2)") == len(PRONUNCIATIONS[parse_call("Cthulhu!")[0]][1].split())
+    assert phone_count("<sil>") == 0 and phone_count("ph_aa") == 0 and phone_count("iaa(99)") == 0
+
+
+def test_confidence_is_the_logistic_below_one_half_and_stretched_above() -> None:
+    import math
+
+    from companion.voice.heard import HIGH_CONFIDENCE
+    from companion.voice.recognizer import HIGH_LOGIT, SURE_LOGIT, squash
+
+    assert squash(0.0) == 0.5
+    assert squash(-2.0) == pytest.approx(1 / (1 + math.exp(2.0)))  # below 0.5: as fitted
+    assert squash(SURE_LOGIT) == pytest.approx(HIGH_CONFIDENCE, abs=1e-3)  # 0.8 at SURE_LOGIT
+    assert squash(SURE_LOGIT - 0.01) < HIGH_CONFIDENCE
+    assert squash(4.0, sure_logit=8.0) == pytest.approx(1 / (1 + math.exp(-4.0 * HIGH_LOGIT / 8.0)))
+    assert squash(1.0, sure_logit=0.5) == pytest.approx(1 / (1 + math.exp(-1.0)))  # never squeezed
+    values = [squash(z / 4) for z in range(-40, 60)]
+    assert values == sorted(values) and values[0] >= 0.0 and values[-1] < 1.0
+
+
+def test_a_call_of_no_words_has_no_confidence() -> None:
+    from companion.voice.recognizer import Features, confidence_of
+
+    assert confidence_of(Features(None, 5.0, 0.0, 0.0, 0.0)) == 0.0
+
+
+def test_development_talk_never_appears_in_the_test_set() -> None:
+    from benchmarks import voice_testset as ts
+
+    test_talk = {p for lang in ("en", "de") for p in ts._TALK[lang][ts.TEST_TALK]}
+    test_words = {w.strip(",").lower() for p in test_talk for w in p.split()}
+    for seed in ts.DEV_SEEDS:
+        talk = {it.spoken for it in ts.dev_plan(seed) if it.call is None}
+        assert talk and not talk & test_talk
+    for lang in ("en", "de"):
+        for phrase in ts.DEV_PHRASES[lang]:
+            content = {w.strip(",").lower() for w in phrase.split()} - {"the", "me", "die", "mir"}
+            assert not content & test_words, phrase
+    with pytest.raises(ValueError):
+        ts.dev_plan(8)

@@ -123,3 +123,35 @@ def test_listener_push_to_talk(spoken: tuple[Path, list[ts.Item]]) -> None:
     finally:
         listener.stop()
     assert got[0].text == call_text(TABLE_K["K8"])
+
+
+def _say(folder: Path, phrases: list[tuple[str, str]]) -> list[ts.Item]:
+    """Clean recordings of (voice, text), at a middling speed and pitch."""
+    items = [ts.Item(f"{n:02d}.wav", None, None, text, voice, 150, 45, None, None, 0.0, "I2E", "")
+             for n, (voice, text) in enumerate(phrases)]
+    ts.generate(folder, items)
+    return items
+
+
+def test_table_talk_is_never_heard_with_high_confidence(tmp_path: Path, recognizer: Recognizer) -> None:
+    # Development phrases (never in the benchmark's set), some sounding like a call word.
+    items = _say(tmp_path, [("en-us", "let me think"), ("en-us", "to the loo"), ("en-gb-x-rp", "nah"),
+                            ("en-us", "fun again"), ("de", "ja ja"), ("de", "guten Tag")])
+    for it in items:
+        for calls in (tuple(TABLE_K.values()), calls_for(tuple(it.roll), tuple(it.layout))):
+            heard = recognizer.hear(read_wav(tmp_path / it.file), calls)
+            assert heard.confidence < HIGH_CONFIDENCE, (it.spoken, heard)
+
+
+def test_a_clear_call_is_still_heard_with_high_confidence(tmp_path: Path, recognizer: Recognizer) -> None:
+    items = _say(tmp_path, [("en-gb-x-rp", "ee-ah, Ka-thoo-loo!"),
+                            ("en-us", "ee-ah, Ka-thoo-loo, [[ft'ag@n]]!"),
+                            ("de", "Iä! [[kt'u:lu:]]! [[fNgl'u:i:]]!")])
+    calls = tuple(TABLE_K.values())
+    heard = [recognizer.hear(read_wav(tmp_path / it.file), calls) for it in items]
+    assert [h.text for h in heard] == ["IÄÄ! Cthulhu!", "IÄÄ! Cthulhu! Fhtagn!",
+                                       "IÄÄ! Cthulhu! Ph'nglui!"]
+    assert heard[0].sure, heard[0]
+    # Sure is kept for what no table talk of the development sets reached:
+    # many a clear call stays just below 0.8, and the secretary asks.
+    assert all(h.confidence >= 0.7 for h in heard), heard

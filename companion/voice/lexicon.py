@@ -89,6 +89,17 @@ def dictionary_text() -> str:
     return "\n".join(lines) + "\n"
 
 
+def phone_count(token: str) -> int:
+    """Phones of a hypothesis token ("fhtagn(3)": the third pronunciation); 0 if unknown."""
+    name, _, alt = token.partition("(")
+    word = WORD_OF_TOKEN.get(name)
+    if word is None:
+        return 0
+    n = int(alt.rstrip(")")) if alt else 1
+    prons = PRONUNCIATIONS[word]
+    return len(prons[n - 1].split()) if 1 <= n <= len(prons) else 0
+
+
 def call_tokens(call: Call) -> str:
     return " ".join(TOKEN[w] for w in call)
 

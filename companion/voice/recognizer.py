@@ -5,14 +5,21 @@ Three searches hear the same utterance, all on pocketsphinx's en-us model:
 1. the grammar of the calls allowed now (``narrow``) picks the best call;
 2. a grammar of every *other* call of table K or a free loop of phones
    (garbage) gives the runner-up; the per-frame score margin says how
-   clearly the best call beat everything else, legal or not, speech or not;
+   clearly the best call beat everything else, legal or not, speech or not,
+   and whether the runner-up is another call (a call said unclearly) or the
+   garbage loop (speech that is no call: table talk). When that search
+   finds no path at all, the garbage loop alone is searched for the margin;
 3. a free phone loop (all-phone search) is the yardstick of how well any
    speech fits each word of the call.
 
 With the share of loud frames no word of the call covers (table talk that
-merely contains a call-like sound), these give four features; a logistic
-regression fitted on a development set (seed 1, never the benchmark's seed
-8) maps them to the probability that the call is right: the confidence.
+merely contains a call-like sound) and the length of the call in phones (a
+short call such as IÄÄ! is easily matched by a short word of table talk),
+these give six features. A logistic regression fitted on development sets
+(seeds 1–4, never the benchmark's seed 8) maps them to log-odds; up to 0.5
+the confidence is the regression's probability that the call is right, and
+above it the scale is stretched so that 0.8 lies above every wrong call and
+every piece of table talk of the development sets (``squash``).
 """
 
 from __future__ import annotations
@@ -29,17 +36,23 @@ import numpy as np
 from companion.rules import TABLE_K, Call, k_id
 
 from .audio import Samples
-from .heard import Heard
-from .lexicon import dictionary_text, grammar_jsgf, parse_tokens
+from .heard import HIGH_CONFIDENCE, Heard
+from .lexicon import dictionary_text, grammar_jsgf, is_garbage, parse_tokens, phone_count
 
 #: Calls heard with a lower confidence are reported as null.
 DEFAULT_THRESHOLD = 0.5
 #: Logistic regression from ``Features.vector()`` (margin; worst word gap
-#: and worst silence gap, both ÷10; unexplained share) to the probability
-#: that the call is right. Fitted by ``python -m benchmarks.bench_voice --fit`` on the
-#: development set (seed 1); the benchmark's set (seed 8) is never used.
-WEIGHTS = (0.246, -1.052, 0.363, -25.347)
-BIAS = 4.076
+#: and worst silence gap, both ÷10; unexplained share; phones of the call
+#: ÷10; 1 when the runner-up was the garbage loop) to the log-odds that the
+#: call is right. Fitted by ``python -m benchmarks.bench_voice --fit`` on the
+#: development sets (seeds 1–4); the benchmark's set (seed 8) is never used.
+WEIGHTS = (0.275, -0.774, 0.227, -27.040, 1.492, -1.967)
+BIAS = 2.753
+#: The log-odds at which the confidence reaches HIGH_CONFIDENCE (0.8): just
+#: above the highest-scoring wrong call or table talk of the development
+#: sets, plus a safety margin (``bench_voice --fit``). Positive log-odds are scaled by
+#: logit(0.8) / SURE_LOGIT, so 0.5 stays where the regression puts it.
+SURE_LOGIT = 5.003
 # Features are clipped to this range: a margin of 40 is no surer than 10.
 CLIP = 10.0
 # Hiss added under the speech, this many dB below its loud frames: exact
@@ -86,20 +99,43 @@ class Features:
     word_gap: float  # the worst word's shortfall behind the free phone loop, per frame
     silence_gap: float  # the same for the grammar's silences: speech it swallowed
     unexplained: float  # share of the voice-active frames that no word of the call covers
+    phones: int = 0  # phones in the call as pronounced (IÄÄ! 2, IÄÄ! Cthulhu! Fhtagn! 13–15)
+    rival_garbage: bool = False  # the rival search's best path was the garbage loop
 
-    def vector(self) -> tuple[float, float, float, float]:
+    def vector(self) -> tuple[float, ...]:
         return (_clip(self.margin), _clip(self.word_gap / 10), _clip(self.silence_gap / 10),
-                self.unexplained)
+                self.unexplained, self.phones / 10, float(self.rival_garbage))
 
 
 def _clip(x: float) -> float:
     return max(-CLIP, min(CLIP, x))
 
 
+def logit_of(f: Features) -> float:
+    """The regression's log-odds that the best call is right."""
+    return BIAS + sum(w * x for w, x in zip(WEIGHTS, f.vector(), strict=True))
+
+
 def confidence_of(f: Features) -> float:
     if f.best is None:
         return 0.0
-    z = BIAS + sum(w * x for w, x in zip(WEIGHTS, f.vector(), strict=True))
+    return squash(logit_of(f))
+
+
+#: logit(HIGH_CONFIDENCE): the log-odds of 0.8.
+HIGH_LOGIT = math.log(HIGH_CONFIDENCE / (1 - HIGH_CONFIDENCE))
+
+
+def squash(z: float, sure_logit: float | None = None) -> float:
+    """Log-odds to confidence: the logistic below 0.5, stretched above it.
+
+    Above 0.5 the log-odds are scaled so that ``sure_logit`` (default
+    SURE_LOGIT) maps to HIGH_CONFIDENCE: the regression alone would call
+    some table talk sure, and the development sets say where it stops.
+    """
+    sure = SURE_LOGIT if sure_logit is None else sure_logit
+    if z > 0:
+        z *= HIGH_LOGIT / max(sure, HIGH_LOGIT)
     return 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0
 
 
@@ -152,16 +188,25 @@ class Recognizer:
         frames = max(1, int(self._calls.n_frames()))
         self._activate(tuple(c for c in TABLE_K.values() if c != best), garbage=True)
         rivals = _decode(self._calls, raw, self._log)
-        # No rival path at all (beam exhausted): nothing else came close.
-        margin = CLIP if not rivals else (_total(words) - _total(rivals)) / frames
+        rival_garbage = any(is_garbage(w[0]) for w in rivals)
+        if not rivals:
+            # The rival search found no path at all (its beam ran dry, one
+            # call in five): the garbage loop alone still does, and is the
+            # measure. Taking "no path" as the widest margin made sound-alike
+            # table talk ("to the loo" → Cthulhu!) look surest of all.
+            self._activate((), garbage=True)
+            rivals = _decode(self._calls, raw, self._log)
         phones = _decode(self._phones, raw, self._log)
         spoken = [w for w in words if not _is_filler(w[0])]
         quiet = [w for w in words if _is_filler(w[0]) and w[2] - w[1] + 1 >= MIN_SILENCE]
+        margin = CLIP if not rivals else (_total(words) - _total(rivals)) / frames
         return Features(
             best, margin,
             max(_gap(w, phones) for w in spoken),
             max((_gap(w, phones) for w in quiet), default=0.0),
             self._unexplained(raw, spoken),
+            sum(phone_count(w[0]) for w in spoken),
+            rival_garbage,
         )
 
     @staticmethod
