@@ -16,6 +16,8 @@ def main(argv: list[str]) -> int:
         if name not in names:
             print(f"no benchmark named {name}; there are: {', '.join(names)}", file=sys.stderr)
             return 2
+    sys.argv = sys.argv[:1]  # each benchmark's own options keep their defaults here
+    for name in wanted:
         importlib.import_module(f"benchmarks.{name}").main()
     return 0
 

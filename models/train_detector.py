@@ -28,6 +28,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 STORE_SCALE = 0.5
+HARD_FROM = 2200
 UNIT = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]], np.float64)  # clockwise, y down
 
 
@@ -39,7 +40,10 @@ def _render_one(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
     rng = np.random.default_rng(seed + 1_000_000)
     size = (1280, 960) if rng.random() < 0.8 else (1600, 900)
-    f = render_frame(seed, size=size, styles=TRAIN)
+    # Seeds from 2200 on also carry die-like clutter (keys, plugs, coins, ...)
+    # as negatives; the first 2200 were rendered before it existed.
+    hard = seed >= HARD_FROM and rng.random() < 0.6
+    f = render_frame(seed, size=size, styles=TRAIN, hard_clutter=hard)
     img = cv2.resize(f.image, None, fx=STORE_SCALE, fy=STORE_SCALE, interpolation=cv2.INTER_AREA)
     corners = np.array([d.corners for d in f.dice], np.float32).reshape(-1, 4, 2) * STORE_SCALE
     centers = np.array([d.center for d in f.dice], np.float32).reshape(-1, 2) * STORE_SCALE

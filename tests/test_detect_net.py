@@ -10,17 +10,20 @@ import pytest
 from companion.synth import HELD_OUT, render_frame
 from companion.vision.detect import FoundDie
 from companion.vision.detect_net import (
+    Candidate,
     DetectorModelError,
+    NetSettings,
     default_detector_path,
     find_dice_net,
     load_session,
+    select,
 )
 from companion.vision.scoring import Tally, tally_frame
 
 pytestmark = pytest.mark.skipif(not default_detector_path().is_file(), reason="detector model not built")
 
-# Measured: recall 0.9997 / precision 0.9941 on held-out frames 5000-5199
-# (models/DETECTOR_CARD.md), 1.000 / 0.976 on the 8 frames below; floors sit just under.
+# Measured: recall 1.0000 / precision 0.9995 on held-out frames 5000-5199
+# (models/DETECTOR_CARD.md); floors sit under the figures of the 8 frames below.
 RECALL_FLOOR = 0.98
 PRECISION_FLOOR = 0.96
 
@@ -70,3 +73,64 @@ def test_empty_frame() -> None:
 def test_missing_model(tmp_path: Path) -> None:
     with pytest.raises(DetectorModelError, match="not found"):
         load_session(tmp_path / "nope.onnx")
+
+
+def _square(x: float, y: float, edge: float) -> np.ndarray:
+    e = edge / 2
+    return np.array([[x - e, y - e], [x + e, y - e], [x + e, y + e], [x - e, y + e]], np.float32)
+
+
+def _cand(x: float, y: float, edge: float, score: float) -> Candidate:
+    return Candidate(x, y, edge, _square(x, y, edge), score)
+
+
+SURE_DICE = [_cand(200 + 150 * i, 300, 80, 0.9) for i in range(4)]
+
+
+def test_select_drops_finds_smaller_than_any_die() -> None:
+    # VISION.md: a die's edge is at least 40 px; a 20 px square is a key or a pip
+    got = select([*SURE_DICE, _cand(900, 700, 20, 0.95)], 1280, 960, NetSettings())
+    assert [d.center for d in got] == [(c.x, c.y) for c in SURE_DICE]
+    assert all(d.clean for d in got)
+
+
+def test_select_drops_doubtful_finds_of_another_size_and_keeps_doubtful_dice() -> None:
+    odd = _cand(900, 700, 45, 0.45)  # weak and 0.56x the table's dice: not one of them
+    alike = _cand(700, 700, 84, 0.45)  # weak but the size of the others: kept, read '?'
+    got = select([*SURE_DICE, odd, alike], 1280, 960, NetSettings())
+    assert (odd.x, odd.y) not in [d.center for d in got]
+    (kept,) = [d for d in got if d.center == (alike.x, alike.y)]
+    assert not kept.clean and "weak detection" in kept.reason
+
+
+def test_select_flags_sure_finds_of_another_size() -> None:
+    big = _cand(700, 700, 200, 0.9)  # 2.5x the others: read '?', never dropped
+    (d,) = [d for d in select([*SURE_DICE, big], 1280, 960, NetSettings()) if d.center == (700, 700)]
+    assert not d.clean and "size unlike" in d.reason
+
+
+def test_select_without_enough_sure_dice_keeps_sizes_unjudged() -> None:
+    got = select([_cand(300, 300, 80, 0.9), _cand(600, 300, 45, 0.45)], 1280, 960, NetSettings())
+    assert len(got) == 2 and got[0].clean and not got[1].clean
+
+
+def test_select_flags_faces_partly_outside_the_frame() -> None:
+    inside = _cand(41, 300, 80, 0.9)  # one px inside the left border
+    out = _cand(30, 500, 80, 0.9)  # 10 of 80 px outside: 12% of the face
+    got = {d.center: d for d in select([*SURE_DICE, inside, out], 1280, 960, NetSettings())}
+    assert got[(41, 300)].clean
+    assert not got[(30, 500)].clean and "frame border" in got[(30, 500)].reason
+
+
+def test_die_like_clutter_beside_dice_is_rarely_read_as_a_die() -> None:
+    # keyboard keys, plugs, beads, coins, blocks, score sheets (hard_clutter)
+    # beside the dice: measured 2 finds given a face in these 8 frames (125
+    # dice) with the shipped model; the model trained without them gave 34
+    tally = Tally()
+    for seed in range(5100, 5108):
+        f = render_frame(seed, styles=HELD_OUT, hard_clutter=True)
+        found = find_dice_net(f.image)
+        tally_frame(tally, [(d.center[0], d.center[1], "x" if d.clean else "?") for d in found],
+                    [d.corners for d in f.dice])
+    phantoms_read = tally.found - tally.matched - tally.extra_unsure
+    assert tally.recall >= RECALL_FLOOR and phantoms_read <= 4, tally.summary()

@@ -167,3 +167,14 @@ def test_cut_face_large_die_is_smoothed_not_aliased() -> None:
     crop = cut_face(img, quad)
     assert 100 < crop.mean() < 155
     assert crop.std() < 30
+
+
+def test_hard_clutter_is_opt_in_and_leaves_the_dice_alone() -> None:
+    plain = render_frame(31, n_dice=6, size=(640, 480))
+    again = render_frame(31, n_dice=6, size=(640, 480), hard_clutter=False)
+    hard = render_frame(31, n_dice=6, size=(640, 480), hard_clutter=True)
+    assert np.array_equal(plain.image, again.image)
+    # same dice, same truth; the clutter changes other pixels only
+    assert [(d.face, d.center) for d in hard.dice] == [(d.face, d.center) for d in plain.dice]
+    assert not np.array_equal(plain.image, hard.image)
+    assert np.array_equal(hard.image, render_frame(31, n_dice=6, size=(640, 480), hard_clutter=True).image)

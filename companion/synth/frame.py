@@ -18,7 +18,7 @@ import numpy.typing as npt
 from companion.synth.camera import Camera, photograph
 from companion.synth.dice import draw_die, face_texture, square
 from companion.synth.styles import TRAIN, Style
-from companion.synth.table import place_clutter, surface
+from companion.synth.table import place_clutter, place_hard_clutter, surface
 
 FACES = ("I", "1", "2", "3", "E")
 _FACE_P = (1 / 3, 1 / 6, 1 / 6, 1 / 6, 1 / 6)  # a fair roll (RULES.md C2)
@@ -68,7 +68,7 @@ def _overlaps(poly: F64, others: list[F64]) -> bool:
 
 
 def _compose(rng: np.random.Generator, cam: Camera, dice: Sequence[DiePlacement], style: Style,
-             clutter: int, surface_kind: str | None) -> RenderedFrame:
+             clutter: int, surface_kind: str | None, hard: tuple[np.random.Generator, int] | None = None) -> RenderedFrame:
     w, h = cam.width, cam.height
     unit = float(np.mean([d.edge for d in dice])) if dice else rng.uniform(40, 160)
     # The table region the camera sees, with a little room around it.
@@ -83,6 +83,8 @@ def _compose(rng: np.random.Generator, cam: Camera, dice: Sequence[DiePlacement]
     off = np.array([bx0, by0], np.float64)
     feet = [square(d.center, d.edge, math.radians(d.angle_deg)) for d in dice]
     place_clutter(table, shadow, rng, unit, [f - off for f in feet], clutter)
+    if hard is not None:  # its own generator: frames without it keep their pixels
+        place_hard_clutter(table, shadow, hard[0], unit, [f - off for f in feet], hard[1])
     la = rng.uniform(0, 2 * math.pi)
     light = (math.cos(la), math.sin(la))
     for d, foot in zip(dice, feet, strict=True):
@@ -126,11 +128,13 @@ def _camera(rng: np.random.Generator, size: tuple[int, int], tilt_deg: float | N
 def render_frame(seed: int, *, n_dice: int | None = None, size: tuple[int, int] = (1280, 960),
                  styles: Sequence[Style] = TRAIN, tilt_deg: float | None = None,
                  edge_range: tuple[float, float] = (40.0, 160.0), clutter: bool = True,
-                 faces: Sequence[str] | None = None) -> RenderedFrame:
+                 faces: Sequence[str] | None = None, hard_clutter: bool = False) -> RenderedFrame:
     """A random table: 0-40 dice (or n_dice, fewer only if they cannot fit).
 
     Dice may touch but never overlap; one set (style) per frame, sometimes
     two. `faces`, when given, is cycled to choose the dice's faces.
+    `hard_clutter` adds 1-4 die-like distractors (keyboard keys, plugs,
+    coins, ...) drawn from a second generator of the same seed.
     """
     rng = np.random.default_rng(seed)
     w, h = size
@@ -176,7 +180,11 @@ def render_frame(seed: int, *, n_dice: int | None = None, size: tuple[int, int] 
         placed.append(DiePlacement(face, (float(c[0]), float(c[1])), edge, angle, main if len(placed) % 2 == 0 else second))
         feet.append(foot)
     n_clutter = int(rng.integers(0, 6)) if clutter else 0
-    return _compose(rng, cam, placed, main, n_clutter, None)
+    hard = None
+    if hard_clutter:
+        hrng = np.random.default_rng([seed, 1])
+        hard = (hrng, int(hrng.integers(1, 5)))
+    return _compose(rng, cam, placed, main, n_clutter, None, hard)
 
 
 def render_placed(seed: int, placements: Sequence[DiePlacement], *, style: Style,

@@ -13,6 +13,10 @@ F64 = npt.NDArray[np.float64]
 
 SURFACES = ("felt", "wood", "mat", "cloth", "paper")
 CLUTTER = ("cable", "card", "pencil", "nugget")
+# Things on real tables that fooled the die finder on real photos: keyboard
+# keys, a plug's printed body, a cable's ferrite bead, coins, small blocks, a
+# score sheet with boxes and writing. Opt-in (render_frame(hard_clutter=...)).
+HARD_CLUTTER = ("keys", "plug", "bead", "coin", "block", "sheet")
 
 
 def _color(rng: np.random.Generator) -> npt.NDArray[np.float32]:
@@ -153,3 +157,112 @@ def place_clutter(img: F32, shadow: F32, rng: np.random.Generator, unit: float, 
             img[y0:y1, x0:x1] = sub * (1 - mm) + (glass * (1 - 0.4 * edge)) * mm
             hl = (ctr[0] - axes[0] // 3, ctr[1] - axes[1] // 3)
             cv2.circle(img, hl, max(axes[1] // 5, 1), (250.0, 250.0, 250.0), -1, cv2.LINE_AA)
+
+
+def _glyphs(img: F32, rng: np.random.Generator, box: F64, color: tuple[float, ...], scale: float) -> None:
+    """A few printed letters or symbols inside an axis-aligned box (x0, y0, x1, y1)."""
+    x0, y0, x1, y1 = (int(v) for v in box)
+    text = "".join(rng.choice(list("ABCDEFGHKLMNPRSTUVXZ0123456789#+<>?@%&"), int(rng.integers(1, 5))))
+    fs = max(scale / 45.0, 0.25)
+    th = max(int(fs * 1.6), 1)
+    (tw, tth), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, fs, th)
+    h, w = img.shape[:2]
+    # putText draws on 8-bit images only: draw a mask of the box, blend it in
+    mx0, my0 = max(x0 - tw, 0), max(y0 - tth, 0)
+    mx1, my1 = min(x1 + tw, w), min(y1 + tth, h)
+    if mx1 <= mx0 or my1 <= my0:
+        return
+    mask = np.zeros((my1 - my0, mx1 - mx0), np.uint8)
+    org = (int(x0 - mx0 + (x1 - x0 - tw) / 2), int(y0 - my0 + (y1 - y0 + tth) / 2))
+    cv2.putText(mask, text, org, cv2.FONT_HERSHEY_SIMPLEX, fs, 255, th, cv2.LINE_AA)
+    a = (mask.astype(np.float32) / 255.0)[..., None]
+    sub = img[my0:my1, mx0:mx1]
+    sub[:] = sub * (1 - a) + np.asarray(color, np.float32) * a
+
+
+def place_hard_clutter(img: F32, shadow: F32, rng: np.random.Generator, unit: float, keep_out: list[F64], count: int) -> None:
+    """Draw `count` die-like distractors (HARD_CLUTTER), avoiding the dice's footprints."""
+    h, w = img.shape[:2]
+    for _ in range(count):
+        kind = str(rng.choice(HARD_CLUTTER, p=[0.25, 0.2, 0.15, 0.15, 0.1, 0.15]))
+        radius = {"keys": 4.0, "plug": 1.2, "bead": 0.9, "coin": 0.6, "block": 1.0, "sheet": 4.0}[kind] * unit
+        for _try in range(30):
+            c = np.array([rng.uniform(0, w), rng.uniform(0, h)])
+            if all(np.linalg.norm(fp.mean(axis=0) - c) > radius + unit * 0.8 for fp in keep_out):
+                break
+        else:
+            continue
+        ang = rng.uniform(0, math.pi)
+        if kind == "keys":
+            # A patch of keyboard: rounded squares (keys smaller than a die) with glyphs.
+            key = unit * rng.uniform(0.35, 0.8)
+            pitch = key * rng.uniform(1.15, 1.35)
+            base = (40.0, 40.0, 44.0) if rng.random() < 0.6 else (200.0, 200.0, 205.0)
+            cap = tuple(v + (25.0 if base[0] < 100 else -150.0) for v in base)
+            ink = (230.0, 230.0, 230.0) if base[0] < 100 else (40.0, 40.0, 40.0)
+            nx, ny = int(rng.integers(3, 8)), int(rng.integers(2, 5))
+            frame = _rect(c, pitch * (nx + 0.6), pitch * (ny + 0.6), ang)
+            _poly(shadow, frame + unit * 0.05, (0.3,))
+            _poly(img, frame, base if base[0] < 100 else (150.0, 150.0, 155.0))
+            rot = np.array([[math.cos(ang), math.sin(ang)], [-math.sin(ang), math.cos(ang)]])
+            for i in range(nx):
+                for j in range(ny):
+                    kc = c + np.array([(i - (nx - 1) / 2) * pitch, (j - (ny - 1) / 2) * pitch]) @ rot
+                    _poly(img, _rect(kc, key, key, ang), cap if base[0] < 100 else (235.0, 235.0, 235.0))
+                    if rng.random() < 0.8:
+                        _glyphs(img, rng, np.array([kc[0] - key / 2, kc[1] - key / 2, kc[0] + key / 2, kc[1] + key / 2]), ink, key)
+        elif kind == "plug":
+            length, width = unit * rng.uniform(1.0, 1.8), unit * rng.uniform(0.5, 0.9)
+            body = _rect(c, length, width, ang)
+            _poly(shadow, body + width * 0.3, (0.5,))
+            shade = (210.0, 210.0, 215.0) if rng.random() < 0.5 else (45.0, 45.0, 50.0)
+            _poly(img, body, shade)
+            d = np.array([math.cos(ang), math.sin(ang)])
+            _poly(img, _rect(c + d * (length / 2 + width * 0.35), width * 0.7, width * 0.7, ang), (170.0, 175.0, 180.0))
+            ink = (60.0, 60.0, 60.0) if shade[0] > 100 else (200.0, 200.0, 200.0)
+            _glyphs(img, rng, np.array([c[0] - width / 2, c[1] - width / 2, c[0] + width / 2, c[1] + width / 2]), ink, width)
+            tail = c - d * length / 2
+            cv2.line(img, (int(tail[0]), int(tail[1])), (int(tail[0] - d[0] * 4 * unit), int(tail[1] - d[1] * 4 * unit)),
+                     (25.0, 25.0, 28.0), max(int(width * 0.35), 2), cv2.LINE_AA)
+        elif kind == "bead":
+            length, width = unit * rng.uniform(0.6, 1.1), unit * rng.uniform(0.35, 0.6)
+            body = _rect(c, length, width, ang)
+            _poly(shadow, body + width * 0.3, (0.5,))
+            _poly(img, body, (28.0, 28.0, 30.0))
+            d = np.array([math.cos(ang), math.sin(ang)])
+            hl = _rect(c + np.array([-d[1], d[0]]) * width * 0.2, length * 0.9, width * 0.12, ang)
+            _poly(img, hl, (90.0, 90.0, 95.0))
+            cv2.line(img, (int(c[0] - d[0] * 3 * unit), int(c[1] - d[1] * 3 * unit)),
+                     (int(c[0] + d[0] * 3 * unit), int(c[1] + d[1] * 3 * unit)), (25.0, 25.0, 28.0), max(int(width * 0.4), 2), cv2.LINE_AA)
+        elif kind == "coin":
+            r = int(unit * rng.uniform(0.3, 0.55))
+            ctr = (int(c[0]), int(c[1]))
+            metal = (60.0, 140.0, 190.0) if rng.random() < 0.5 else (180.0, 180.0, 185.0)
+            cv2.circle(shadow, (ctr[0] + r // 4, ctr[1] + r // 4), r, 0.4, -1, cv2.LINE_AA)
+            cv2.circle(img, ctr, r, metal, -1, cv2.LINE_AA)
+            cv2.circle(img, ctr, max(int(r * 0.8), 1), tuple(v * 0.8 for v in metal), max(r // 10, 1), cv2.LINE_AA)
+            _glyphs(img, rng, np.array([c[0] - r / 2, c[1] - r / 2, c[0] + r / 2, c[1] + r / 2]), tuple(v * 0.6 for v in metal), r)
+        elif kind == "block":
+            # A small box or eraser seen from above: a top face and a lit side, not square.
+            length, width = unit * rng.uniform(1.1, 1.8), unit * rng.uniform(0.6, 0.95)
+            top = _rect(c, length, width, ang)
+            col = tuple(float(v) for v in _color(rng))
+            _poly(shadow, top + unit * 0.15, (0.5,))
+            _poly(img, top + unit * 0.12, tuple(v * 0.6 for v in col))
+            _poly(img, top, col)
+        else:
+            # Score sheet: paper with ruled boxes and pencil strokes.
+            sw, sh = unit * rng.uniform(3, 6), unit * rng.uniform(3, 5)
+            sheet = _rect(c, sw, sh, ang)
+            _poly(shadow, sheet + unit * 0.03, (0.2,))
+            _poly(img, sheet, (235.0, 238.0, 240.0))
+            box = unit * rng.uniform(0.4, 0.9)
+            rot = np.array([[math.cos(ang), math.sin(ang)], [-math.sin(ang), math.cos(ang)]])
+            for i in range(int(sw // (box * 1.3))):
+                for j in range(int(sh // (box * 1.3))):
+                    bc = c + np.array([(i + 0.6) * box * 1.3 - sw / 2, (j + 0.6) * box * 1.3 - sh / 2]) @ rot
+                    cv2.polylines(img, [np.round(_rect(bc, box, box, ang) * 8).astype(np.int32)], True, (90.0, 90.0, 90.0),
+                                  1, cv2.LINE_AA, 3)
+                    if rng.random() < 0.4:
+                        _glyphs(img, rng, np.array([bc[0] - box / 2, bc[1] - box / 2, bc[0] + box / 2, bc[1] + box / 2]),
+                                (60.0, 50.0, 40.0), box)

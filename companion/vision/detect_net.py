@@ -8,12 +8,16 @@ edge, the top face's rotation as (cos 4t, sin 4t) and how tilt bends the
 square (8 corner residuals in the die's own frame, in edges). Peaks are the
 local maxima of the heatmap (3x3); corners are mapped back to frame pixels.
 
-Doubt is kept, never dropped: a peak between ``low`` and ``threshold`` and a
-die whose face touches the frame border come back with ``clean=False``.
+Doubt is kept, never dropped: a peak between ``low`` and ``threshold``, a die
+whose face is partly outside the frame and a die whose size is unlike the
+other dice's come back with ``clean=False``. Only finds that cannot be dice
+of this table are dropped: smaller than VISION.md's smallest die, or doubtful
+and of another size than the frame's sure dice (:class:`NetSettings`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +32,10 @@ from companion.vision.geometry import order_corners
 MODEL_ENV = "COMPANION_DETECTOR"
 STRIDE = 4
 # Chosen on VALIDATION-style frames (models/DETECTOR_CARD.md).
-THRESHOLD = 0.6
+THRESHOLD = 0.5
 LOW_THRESHOLD = 0.4
 INPUT_LONG = 512
-_BORDER_PX = 2.0
+MIN_EDGE_PX = 28.0
 _UNIT = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]], np.float32)
 
 ImageBGR = npt.NDArray[np.uint8]
@@ -63,6 +67,7 @@ def load_session(path: str | Path | None = None, *, threads: int = 2) -> Any:
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
         sess = ort.InferenceSession(str(p), opts, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime raises its own untyped errors
@@ -84,11 +89,76 @@ def _prepare(image: ImageBGR, input_long: int) -> tuple[F32, float]:
     return x, s
 
 
+def _outside_share(corners: F32, w: int, h: int) -> float:
+    """Share of the face's area that lies outside the frame."""
+    area = abs(float(cv2.contourArea(corners)))
+    if area <= 0:
+        return 1.0
+    frame = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
+    inside, _ = cv2.intersectConvexConvex(np.ascontiguousarray(corners, np.float32), frame)
+    return max(0.0, 1.0 - float(inside) / area)
+
+
+@dataclass(frozen=True)
+class NetSettings:
+    """How peaks become dice. Chosen on VALIDATION-style frames (models/DETECTOR_CARD.md)."""
+
+    threshold: float = THRESHOLD  # peak at or above: a die
+    low: float = LOW_THRESHOLD  # between low and threshold: a doubtful die, read '?'
+    # VISION.md: a die's edge is 40-160 px. A find much smaller than that is
+    # a key, a pip or a glyph, not a die.
+    min_edge: float = MIN_EDGE_PX
+    # A table's dice are all one size (two sets at most differ a little, plus
+    # perspective). Against the median edge of the frame's sure dice: a doubtful
+    # find outside [weak_lo, weak_hi] is dropped; a sure one outside
+    # [sure_lo, sure_hi] is kept but read '?'.
+    weak_lo: float = 0.75
+    weak_hi: float = 1.35
+    sure_lo: float = 0.6
+    sure_hi: float = 1.7
+    # A face with more than this share of its area outside the frame is read '?'.
+    border_share: float = 0.1
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A heatmap peak decoded to a die, before the checks of :func:`select`."""
+
+    x: float
+    y: float
+    edge: float
+    corners: F32
+    score: float
+
+
+def select(cands: list[Candidate], w: int, h: int, cfg: NetSettings) -> list[FoundDie]:
+    """Keep what can be a die of this table in a w x h frame; flag what cannot be read cleanly."""
+    cands = [c for c in cands if c.edge >= cfg.min_edge]
+    cut = [_outside_share(c.corners, w, h) > cfg.border_share for c in cands]
+    sure = [c.edge for c, k in zip(cands, cut, strict=True) if c.score >= cfg.threshold and not k]
+    ref = float(np.median(sure)) if len(sure) >= 3 else None
+    out: list[FoundDie] = []
+    for c, is_cut in zip(cands, cut, strict=True):
+        ratio = c.edge / ref if ref else 1.0
+        reasons = []
+        if c.score < cfg.threshold:
+            if not cfg.weak_lo <= ratio <= cfg.weak_hi:
+                continue
+            reasons.append(f"weak detection ({c.score:.2f})")
+        elif not cfg.sure_lo <= ratio <= cfg.sure_hi:
+            reasons.append(f"size unlike the other dice ({ratio:.2f}x)")
+        if is_cut:
+            reasons.append("cut by the frame border")
+        out.append(FoundDie((float(c.x), float(c.y)), c.corners, c.edge, not reasons, "; ".join(reasons)))
+    return out
+
+
 def find_dice_net(
     image_bgr: ImageBGR,
     *,
-    threshold: float = THRESHOLD,
-    low: float = LOW_THRESHOLD,
+    threshold: float | None = None,
+    low: float | None = None,
+    settings: NetSettings | None = None,
     session: Any = None,
     input_long: int = INPUT_LONG,
     threads: int = 2,
@@ -96,16 +166,20 @@ def find_dice_net(
     """Every die in a BGR frame, as :class:`FoundDie` in frame pixels."""
     if image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
         raise ValueError("image must be an H x W x 3 BGR array")
+    cfg = settings or NetSettings()
+    if threshold is not None:
+        cfg = replace(cfg, threshold=threshold)
+    if low is not None:
+        cfg = replace(cfg, low=low)
     sess = session if session is not None else load_session(threads=threads)
     h, w = image_bgr.shape[:2]
     x, s = _prepare(image_bgr, input_long)
     maps = np.asarray(sess.run(None, {sess.get_inputs()[0].name: x})[0][0], np.float32)
     heat = maps[0]
-    peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= min(low, threshold))
+    peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= min(cfg.low, cfg.threshold))
     ys, xs = np.nonzero(peaks)
     order = np.argsort(-heat[ys, xs])
-    centers: list[tuple[float, float, float]] = []
-    out: list[FoundDie] = []
+    cands: list[Candidate] = []
     for k in order:
         iy, ix = int(ys[k]), int(xs[k])
         v = maps[:, iy, ix]
@@ -123,14 +197,7 @@ def find_dice_net(
         edge = float(np.linalg.norm(sides, axis=1).mean())
         # two peaks on one die: dice never overlap, so a center within half an
         # edge of a stronger one is the same die
-        if any(np.hypot(cx - px, cy - py) < 0.5 * max(edge, pe) for px, py, pe in centers):
+        if any(np.hypot(cx - c.x, cy - c.y) < 0.5 * max(edge, c.edge) for c in cands):
             continue
-        centers.append((cx, cy, edge))
-        reasons = []
-        if score < threshold:
-            reasons.append(f"weak detection ({score:.2f})")
-        if (corners[:, 0].min() < _BORDER_PX or corners[:, 1].min() < _BORDER_PX
-                or corners[:, 0].max() > w - 1 - _BORDER_PX or corners[:, 1].max() > h - 1 - _BORDER_PX):
-            reasons.append("cut by the frame border")
-        out.append(FoundDie((float(cx), float(cy)), corners, edge, not reasons, "; ".join(reasons)))
-    return out
+        cands.append(Candidate(cx, cy, edge, corners, score))
+    return select(cands, w, h, cfg)

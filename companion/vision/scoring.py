@@ -3,6 +3,11 @@
 A found die matches a true die when its center lies inside the true die's
 region (top-face polygon or labelled box); matching is greedy and one to one,
 nearest first.
+
+VISION.md: a die it cannot read with confidence (half hidden, ...) is
+reported as `?`. A die whose top face is partly outside the frame is half
+hidden, so for it `?` is as right as its motif (`hidden`); a wrong motif is
+still a silent error.
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ class Tally:
     found: int = 0
     matched: int = 0
     face_right: int = 0
-    face_unsure: int = 0  # matched dice read '?'
+    face_unsure: int = 0  # matched dice read '?' (half-hidden ones excluded)
+    hidden_unsure: int = 0  # half-hidden dice read '?': the contract's answer, counted right
     face_wrong: int = 0  # matched dice read as another motif: silent errors
     extra_unsure: int = 0  # found dice that match nothing, read '?'
     corner_err: list[float] = field(default_factory=list)
@@ -40,7 +46,7 @@ class Tally:
 
     @property
     def faces_right(self) -> float:
-        return self.face_right / self.true_dice if self.true_dice else 1.0
+        return (self.face_right + self.hidden_unsure) / self.true_dice if self.true_dice else 1.0
 
     @property
     def silent_errors(self) -> float:
@@ -57,7 +63,7 @@ class Tally:
         return (
             f"frames {self.frames}, dice {self.true_dice}: recall {self.recall:.4f}, "
             f"precision {self.precision:.4f}, faces right {self.faces_right:.4f}, "
-            f"silent errors {self.silent_errors:.4f}, '?' {self.face_unsure}, "
+            f"silent errors {self.silent_errors:.4f}, '?' {self.face_unsure} (+{self.hidden_unsure} half hidden), "
             f"frames all right {self.frames_right:.4f}, median corner error {err:.2f} px"
         )
 
@@ -97,14 +103,24 @@ def corner_error(found: npt.ArrayLike, truth: npt.ArrayLike) -> float:
     return float(min(np.linalg.norm(np.roll(f, k, axis=0) - t, axis=1).mean() for k in range(4)))
 
 
+def outside_frame(corners: npt.ArrayLike, width: int, height: int) -> bool:
+    """True when part of the polygon lies outside a width x height frame."""
+    c = np.asarray(corners, np.float64).reshape(-1, 2)
+    return bool(c[:, 0].min() < 0 or c[:, 1].min() < 0 or c[:, 0].max() > width - 1 or c[:, 1].max() > height - 1)
+
+
 def tally_frame(
     tally: Tally,
     found: Sequence[tuple[float, float, str]],
     truth_regions: Sequence[npt.ArrayLike],
     truth_faces: Sequence[str] | None = None,
     found_corners: Sequence[npt.ArrayLike] | None = None,
+    hidden: Sequence[bool] | None = None,
 ) -> None:
-    """Add one frame: found (x, y, face) against true regions (and faces, if known)."""
+    """Add one frame: found (x, y, face) against true regions (and faces, if known).
+
+    `hidden[j]` marks true die j as half hidden (see the module's doc).
+    """
     pairs = match_points([(x, y) for x, y, _ in found], truth_regions)
     tally.frames += 1
     tally.true_dice += len(truth_regions)
@@ -123,6 +139,8 @@ def tally_frame(
         face = found[i][2]
         if face == truth_faces[j]:
             tally.face_right += 1
+        elif face == "?" and hidden is not None and hidden[j]:
+            tally.hidden_unsure += 1
         elif face == "?":
             tally.face_unsure += 1
             all_right = False

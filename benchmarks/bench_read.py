@@ -1,0 +1,152 @@
+"""Reading rendered frames end to end, after enrolment: the figures issue #4 sets.
+
+    python benchmarks/bench_read.py [--split held-out|validation] [--frames 200] [--finder net|classic|both]
+    python benchmarks/bench_read.py --split validation --sweep     # how NetSettings were chosen
+
+Frames are `render_frame(seed, styles=...)` at 1280x960 (held-out styles: seeds
+5000.., validation styles: seeds 7000..), the same pixels as
+bench_detect_net.py. For each frame the table's dice set(s) are enrolled the
+way `vision enroll` does it: one frame per motif with 12 dice of the set, the
+dice found by the same finder, `fit_profile`; then the frame is read with that
+profile (and, for comparison, with the shipped model alone). Scores by
+companion.vision.scoring: a die whose top face is partly outside the frame is
+half hidden, and '?' is right for it (VISION.md), a wrong motif is not.
+Set BENCH_CACHE=/some/dir to reuse rendered frames between runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import itertools
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
+
+from benchmarks.bench_detect_net import frames  # noqa: E402
+from companion.synth import HELD_OUT, render_frame, style_by_name  # noqa: E402
+from companion.synth.frame import FACES, RenderedFrame  # noqa: E402
+from companion.synth.styles import VALIDATION  # noqa: E402
+from companion.vision.classify import FaceClassifier  # noqa: E402
+from companion.vision.crop import cut_faces  # noqa: E402
+from companion.vision.detect_net import NetSettings, find_dice_net  # noqa: E402
+from companion.vision.enroll import Profile, fit_profile  # noqa: E402
+from companion.vision.read import Finder, make_finder  # noqa: E402
+from companion.vision.scoring import Tally, outside_frame, tally_frame  # noqa: E402
+
+SPLITS = {"held-out": (HELD_OUT, 5000), "validation": (VALIDATION, 7000)}
+
+
+class Enroller:
+    """One profile per set of dice styles, enrolled as a table would (cached)."""
+
+    def __init__(self, clf: FaceClassifier, finder: Finder) -> None:
+        self.clf, self.finder = clf, finder
+        self.crops: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self.profiles: dict[tuple[str, ...], Profile] = {}
+
+    def _style_crops(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        if name not in self.crops:
+            style = style_by_name(name)
+            seed0 = 60_000 + 10 * sum(ord(c) * (i + 1) for i, c in enumerate(name)) % 100_000
+            crops, labels = [], []
+            for k, face in enumerate(FACES):
+                f = render_frame(seed0 + k, n_dice=12, styles=[style], faces=[face])
+                found = [d for d in self.finder(f.image) if d.clean]
+                cut = cut_faces(f.image, [d.corners for d in found])
+                crops.append(cut)
+                labels.extend([k] * len(cut))
+            self.crops[name] = (np.concatenate(crops), np.asarray(labels, np.int64))
+        return self.crops[name]
+
+    def profile(self, names: Sequence[str]) -> Profile:
+        key = tuple(sorted(set(names)))
+        if key not in self.profiles:
+            parts = [self._style_crops(n) for n in key]
+            self.profiles[key] = fit_profile(self.clf, np.concatenate([p[0] for p in parts]),
+                                             np.concatenate([p[1] for p in parts]))
+        return self.profiles[key]
+
+
+def score(frames_: Sequence[RenderedFrame], finder: Finder, clf: FaceClassifier,
+          enroller: Enroller | None) -> tuple[Tally, list[float]]:
+    tally = Tally()
+    times = []
+    for f in frames_:
+        h, w = f.image.shape[:2]
+        clf.profile = enroller.profile([d.style for d in f.dice]) if enroller and f.dice else None
+        t0 = time.perf_counter()
+        found = finder(f.image)
+        reads = clf.read(f.image, [d.corners for d in found]) if found else []
+        times.append((time.perf_counter() - t0) * 1000)
+        got = [(d.center[0], d.center[1], r.face if d.clean else "?") for d, r in zip(found, reads, strict=True)]
+        tally_frame(tally, got, [d.corners for d in f.dice], [d.face for d in f.dice],
+                    [d.corners for d in found], [outside_frame(d.corners, w, h) for d in f.dice])
+    clf.profile = None
+    return tally, times
+
+
+def report(name: str, t: Tally, times: list[float] | None = None) -> str:
+    phantoms = t.found - t.matched - t.extra_unsure
+    line = (f"{name}: {t.summary()}\n  found {t.found}, matched {t.matched}, wrong faces {t.face_wrong}, "
+            f"phantoms given a face {phantoms}, phantoms '?' {t.extra_unsure}")
+    if times:
+        line += f", read median {float(np.median(times)):.1f} ms"
+    return line
+
+
+def sweep(fr: Sequence[RenderedFrame], clf: FaceClassifier) -> None:
+    """One setting at a time around the default, scored after enrolment."""
+    enroller = Enroller(clf, find_dice_net)
+    base = NetSettings()
+    grid: dict[str, Sequence[object]] = {
+        "threshold": (0.5, 0.55, 0.6, 0.65),
+        "low": (0.3, 0.4, 0.5),
+        "min_edge": (0.0, 20.0, 28.0, 34.0),
+        "border_share": (0.0, 0.02, 0.05, 0.1, 0.2),
+        "weak_lo": (0.0, 0.6, 0.75, 0.85),
+        "weak_hi": (1.2, 1.35, 1.6, 100.0),
+        "sure_lo": (0.0, 0.5, 0.6, 0.7),
+        "sure_hi": (1.4, 1.7, 2.0, 100.0),
+    }
+    for field, values in grid.items():
+        for v in values:
+            cfg = dataclasses.replace(base, **{field: v})
+            t, _ = score(fr, lambda im, c=cfg: find_dice_net(im, settings=c), clf, enroller)
+            phantoms = t.found - t.matched - t.extra_unsure
+            print(f"{field}={v}: recall {t.recall:.4f} precision {t.precision:.4f} faces {t.faces_right:.4f} "
+                  f"silent {t.silent_errors:.4f} ({t.face_wrong} wrong, {phantoms} phantoms) "
+                  f"'?' {t.face_unsure}+{t.hidden_unsure} frames {t.frames_right:.3f}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    ap.add_argument("--split", choices=tuple(SPLITS), default="held-out")
+    ap.add_argument("--frames", type=int, default=200)
+    ap.add_argument("--finder", choices=("net", "classic", "both"), default="net")
+    ap.add_argument("--sweep", action="store_true")
+    args = ap.parse_args(argv)
+    styles, first = SPLITS[args.split]
+    fr = frames(first, args.frames, styles)
+    clf = FaceClassifier()
+    if args.sweep:
+        sweep(fr, clf)
+        return 0
+    finder = make_finder(args.finder)
+    for f in itertools.islice(fr, 1):
+        finder(f.image), clf.read(f.image, [d.corners for d in f.dice[:1]])  # warm up
+    print(f"{args.split}: {len(fr)} frames 1280x960 (seeds {first}..{first + len(fr) - 1}), finder {args.finder}")
+    t, ms = score(fr, finder, clf, None)
+    print(report("shipped model", t, ms), flush=True)
+    t, ms = score(fr, finder, clf, Enroller(clf, finder))
+    print(report("after enrolment", t, ms), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
