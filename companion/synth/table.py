@@ -100,6 +100,15 @@ def _rect(center: F64, length: float, width: float, angle: float) -> F64:
     return np.asarray(local @ np.array([[c, s], [-s, c]]) + center, np.float64)
 
 
+def _free_spot(rng: np.random.Generator, w: int, h: int, clearance: float, keep_out: list[F64], tries: int) -> F64 | None:
+    """A random point at least `clearance` from every footprint's centre, or None after `tries`."""
+    for _try in range(tries):
+        c = np.array([rng.uniform(0, w), rng.uniform(0, h)])
+        if all(np.linalg.norm(fp.mean(axis=0) - c) > clearance for fp in keep_out):
+            return c
+    return None
+
+
 def place_clutter(img: F32, shadow: F32, rng: np.random.Generator, unit: float, keep_out: list[F64], count: int) -> None:
     """Draw `count` distractors, avoiding the footprints in `keep_out` (cables excepted)."""
     h, w = img.shape[:2]
@@ -114,12 +123,9 @@ def place_clutter(img: F32, shadow: F32, rng: np.random.Generator, unit: float, 
             cv2.polylines(img, [poly], False, shade, thick, cv2.LINE_AA, 3)
             cv2.polylines(img, [poly - 8 * max(thick // 4, 1)], False, tuple(min(v + 60, 255) for v in shade), max(thick // 4, 1), cv2.LINE_AA, 3)
             continue
-        for _try in range(20):
-            c = np.array([rng.uniform(0, w), rng.uniform(0, h)])
-            radius = {"card": 2.5, "pencil": 5.0, "nugget": 0.8}[kind] * unit
-            if all(np.linalg.norm(fp.mean(axis=0) - c) > radius + unit * 0.8 for fp in keep_out):
-                break
-        else:
+        radius = {"card": 2.5, "pencil": 5.0, "nugget": 0.8}[kind] * unit
+        c = _free_spot(rng, w, h, radius + unit * 0.8, keep_out, 20)
+        if c is None:
             continue
         ang = rng.uniform(0, math.pi)
         if kind == "card":
@@ -186,11 +192,8 @@ def place_hard_clutter(img: F32, shadow: F32, rng: np.random.Generator, unit: fl
     for _ in range(count):
         kind = str(rng.choice(HARD_CLUTTER, p=[0.25, 0.2, 0.15, 0.15, 0.1, 0.15]))
         radius = {"keys": 4.0, "plug": 1.2, "bead": 0.9, "coin": 0.6, "block": 1.0, "sheet": 4.0}[kind] * unit
-        for _try in range(30):
-            c = np.array([rng.uniform(0, w), rng.uniform(0, h)])
-            if all(np.linalg.norm(fp.mean(axis=0) - c) > radius + unit * 0.8 for fp in keep_out):
-                break
-        else:
+        c = _free_spot(rng, w, h, radius + unit * 0.8, keep_out, 30)
+        if c is None:
             continue
         ang = rng.uniform(0, math.pi)
         if kind == "keys":

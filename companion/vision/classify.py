@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from companion.paths import shipped_model
 from companion.vision.crop import CROP_SIZE, cut_faces
+from companion.vision.onnx_session import cpu_session
 
 if TYPE_CHECKING:
     from companion.vision.enroll import Profile
@@ -64,19 +65,11 @@ class FaceClassifier:
 
     def __init__(self, path: str | Path | None = None, *, profile: Profile | None = None,
                  threads: int = 2) -> None:
-        import onnxruntime as ort  # deferred: loading is the slow part
-
         self.path = Path(path) if path is not None else default_model_path()
         if not self.path.is_file():
             raise ModelError(f"face model not found at {self.path} (set {MODEL_ENV} to its path)")
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        # The die finder runs its own session just before this one: threads
-        # left spinning by one slow the other down (measured ~8 ms a read).
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
-            self._session = ort.InferenceSession(str(self.path), opts, providers=["CPUExecutionProvider"])
+            self._session = cpu_session(self.path, threads)
             meta = self._session.get_modelmeta().custom_metadata_map
             classes = tuple(meta["classes"].split(","))
             self.calibration = Calibration(

@@ -28,6 +28,7 @@ import numpy.typing as npt
 from companion.paths import shipped_model
 from companion.vision.detect import FoundDie
 from companion.vision.geometry import order_corners
+from companion.vision.onnx_session import cpu_session
 
 MODEL_ENV = "COMPANION_DETECTOR"
 STRIDE = 4
@@ -62,14 +63,8 @@ def load_session(path: str | Path | None = None, *, threads: int = 2) -> Any:
         return _SESSIONS[key]
     if not p.is_file():
         raise DetectorModelError(f"die detector model not found at {p} (set {MODEL_ENV} to its path)")
-    import onnxruntime as ort  # deferred: loading is the slow part
-
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = threads
-    opts.inter_op_num_threads = 1
-    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
-        sess = ort.InferenceSession(str(p), opts, providers=["CPUExecutionProvider"])
+        sess = cpu_session(p, threads)
     except Exception as exc:  # onnxruntime raises its own untyped errors
         raise DetectorModelError(f"die detector model {p} cannot be loaded: {str(exc).splitlines()[0]}") from None
     _SESSIONS[key] = sess
