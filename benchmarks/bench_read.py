@@ -29,52 +29,20 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 from benchmarks.bench_detect_net import frames  # noqa: E402
-from companion.synth import HELD_OUT, render_frame, style_by_name  # noqa: E402
-from companion.synth.frame import FACES, RenderedFrame  # noqa: E402
+from companion.synth import HELD_OUT  # noqa: E402
+from companion.synth.frame import RenderedFrame  # noqa: E402
 from companion.synth.styles import VALIDATION  # noqa: E402
 from companion.vision.classify import FaceClassifier  # noqa: E402
-from companion.vision.crop import cut_faces  # noqa: E402
 from companion.vision.detect_net import NetSettings, find_dice_net  # noqa: E402
-from companion.vision.enroll import Profile, fit_profile  # noqa: E402
+from companion.vision.enrol_sim import SimulatedEnrolment  # noqa: E402
 from companion.vision.read import Finder, make_finder  # noqa: E402
 from companion.vision.scoring import Tally, outside_frame, tally_frame  # noqa: E402
 
 SPLITS = {"held-out": (HELD_OUT, 5000), "validation": (VALIDATION, 7000)}
 
 
-class Enroller:
-    """One profile per set of dice styles, enrolled as a table would (cached)."""
-
-    def __init__(self, clf: FaceClassifier, finder: Finder) -> None:
-        self.clf, self.finder = clf, finder
-        self.crops: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        self.profiles: dict[tuple[str, ...], Profile] = {}
-
-    def _style_crops(self, name: str) -> tuple[np.ndarray, np.ndarray]:
-        if name not in self.crops:
-            style = style_by_name(name)
-            seed0 = 60_000 + 10 * sum(ord(c) * (i + 1) for i, c in enumerate(name)) % 100_000
-            crops, labels = [], []
-            for k, face in enumerate(FACES):
-                f = render_frame(seed0 + k, n_dice=12, styles=[style], faces=[face])
-                found = [d for d in self.finder(f.image) if d.clean]
-                cut = cut_faces(f.image, [d.corners for d in found])
-                crops.append(cut)
-                labels.extend([k] * len(cut))
-            self.crops[name] = (np.concatenate(crops), np.asarray(labels, np.int64))
-        return self.crops[name]
-
-    def profile(self, names: Sequence[str]) -> Profile:
-        key = tuple(sorted(set(names)))
-        if key not in self.profiles:
-            parts = [self._style_crops(n) for n in key]
-            self.profiles[key] = fit_profile(self.clf, np.concatenate([p[0] for p in parts]),
-                                             np.concatenate([p[1] for p in parts]))
-        return self.profiles[key]
-
-
 def score(frames_: Sequence[RenderedFrame], finder: Finder, clf: FaceClassifier,
-          enroller: Enroller | None) -> tuple[Tally, list[float]]:
+          enroller: SimulatedEnrolment | None) -> tuple[Tally, list[float]]:
     tally = Tally()
     times = []
     for f in frames_:
@@ -102,7 +70,7 @@ def report(name: str, t: Tally, times: list[float] | None = None) -> str:
 
 def sweep(fr: Sequence[RenderedFrame], clf: FaceClassifier) -> None:
     """One setting at a time around the default, scored after enrolment."""
-    enroller = Enroller(clf, find_dice_net)
+    enroller = SimulatedEnrolment(clf, find_dice_net)
     base = NetSettings()
     grid: dict[str, Sequence[object]] = {
         "threshold": (0.5, 0.55, 0.6, 0.65),
@@ -113,6 +81,8 @@ def sweep(fr: Sequence[RenderedFrame], clf: FaceClassifier) -> None:
         "weak_hi": (1.2, 1.35, 1.6, 100.0),
         "sure_lo": (0.0, 0.5, 0.6, 0.7),
         "sure_hi": (1.4, 1.7, 2.0, 100.0),
+        "drop_below": (0.0, 0.3, 0.4, 0.5),
+        "promote_at": (0.85, 0.9, 0.95, 1.01),
     }
     for field, values in grid.items():
         for v in values:
@@ -143,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.split}: {len(fr)} frames 1280x960 (seeds {first}..{first + len(fr) - 1}), finder {args.finder}")
     t, ms = score(fr, finder, clf, None)
     print(report("shipped model", t, ms), flush=True)
-    t, ms = score(fr, finder, clf, Enroller(clf, finder))
+    t, ms = score(fr, finder, clf, SimulatedEnrolment(clf, finder))
     print(report("after enrolment", t, ms), flush=True)
     return 0
 

@@ -33,7 +33,7 @@ class Trial:
     style: str
     labels: npt.NDArray[np.int64]
     base_logits: F32  # network logits of the test dice
-    profile_logits: F32  # profile head logits (before its temperature)
+    profile_logits: F32  # calibrated network logits plus the profile's correction (before its temperature)
 
 
 def frame_crops(seed: int, style: Style, faces: list[str] | None, n_dice: int) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
@@ -63,8 +63,7 @@ def run_trial(clf: FaceClassifier, style: Style, seed: int, *, enrol_frames: int
     test_x, test_y = np.concatenate(tx), np.concatenate(ty)
     prof = fit_profile(clf, enrol_x, enrol_y)
     logits, temb = clf.run(test_x)
-    norm = temb / (np.linalg.norm(temb, axis=1, keepdims=True) + 1e-6)
-    return Trial(style.name, test_y, logits, (norm @ prof.weights + prof.bias).astype(np.float32))
+    return Trial(style.name, test_y, logits, prof.logits(temb, logits / clf.calibration.temperature))
 
 
 def fit_temperature(logits: F32, labels: npt.NDArray[np.int64]) -> float:

@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO))
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
-from companion.synth.crops import make_crops  # noqa: E402
+from companion.synth.crops import CropSet, make_crops  # noqa: E402
 from companion.synth.frame import FACES  # noqa: E402
 from companion.synth.styles import TRAIN, VALIDATION  # noqa: E402
 from companion.vision.crop import CROP_SIZE  # noqa: E402
@@ -71,7 +71,7 @@ class FaceNet(nn.Module):
 
 
 def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """Right-angle rotations, channel shuffles, inversions, contrast changes."""
+    """Right-angle rotations, channel shuffles, inversions, contrast, blur."""
     n = batch.shape[0]
     k = int(torch.randint(0, 4, (1,), generator=gen))
     batch = torch.rot90(batch, k, dims=(1, 2))
@@ -83,6 +83,11 @@ def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     gray = torch.rand(n, 1, 1, 1, generator=gen) < 0.15
     batch = torch.where(gray, batch.mean(dim=3, keepdim=True).expand_as(batch), batch)
     gain = 0.7 + 0.6 * torch.rand(n, 1, 1, 1, generator=gen)
+    # Some crops softened further: a die slightly out of focus or still rolling.
+    soft = torch.rand(n, 1, 1, 1, generator=gen) < 0.15
+    nchw = batch.permute(0, 3, 1, 2)
+    blurred = torch.nn.functional.avg_pool2d(nchw, 3, 1, 1, count_include_pad=False).permute(0, 2, 3, 1)
+    batch = torch.where(soft, blurred, batch)
     return (batch - 128) * gain + 128
 
 
@@ -94,6 +99,13 @@ def train(args: argparse.Namespace) -> None:
     train_seeds = rng.integers(0, 2**31, args.train_frames)
     val_seeds = rng.integers(0, 2**31, args.val_frames)
     tr = make_crops(train_seeds, TRAIN, per_die=2, workers=args.workers)
+    if args.big_frames:
+        # Frames of the size the camera gives: dice drawn with more pixels,
+        # then shrunk by cut_face, as on the table.
+        big_seeds = rng.integers(0, 2**31, args.big_frames)
+        big = make_crops(big_seeds, TRAIN, per_die=2, workers=args.workers, size=(1280, 960))
+        tr = CropSet(np.concatenate([tr.images, big.images]), np.concatenate([tr.labels, big.labels]),
+                     tr.styles + big.styles, np.concatenate([tr.frames, big.frames]))
     va = make_crops(val_seeds, VALIDATION, per_die=1, workers=args.workers)
     print(f"data: {len(tr.labels)} train crops, {len(va.labels)} validation crops, {time.time() - t0:.0f} s", flush=True)
     xtr = torch.from_numpy(tr.images.astype(np.float32))
@@ -133,7 +145,7 @@ def train(args: argparse.Namespace) -> None:
     report = calibrate(Path(args.out), quick=args.quick)
     Path(args.out).with_suffix(".calibration.json").write_text(json.dumps(report, indent=1) + "\n")
     info = {
-        "seed": args.seed, "train_frames": args.train_frames, "val_frames": args.val_frames,
+        "seed": args.seed, "train_frames": args.train_frames, "big_frames": args.big_frames, "val_frames": args.val_frames,
         "train_crops": len(ytr), "val_crops": len(yva), "epochs": args.epochs,
         "train_seconds": train_seconds, "calibration_seconds": report["seconds"], "torch": torch.__version__,
         "train_styles": len(TRAIN), "validation_styles": len(VALIDATION),
@@ -155,9 +167,10 @@ def export(model: FaceNet, out: Path) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--train-frames", type=int, default=1500)
+    ap.add_argument("--train-frames", type=int, default=2500, help="640x480 training frames")
+    ap.add_argument("--big-frames", type=int, default=1000, help="1280x960 training frames")
     ap.add_argument("--val-frames", type=int, default=300)
-    ap.add_argument("--epochs", type=int, default=8)
+    ap.add_argument("--epochs", type=int, default=12)
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=4e-3)
     ap.add_argument("--threads", type=int, default=2)
@@ -166,7 +179,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="a tiny run: 1 epoch on a few frames")
     args = ap.parse_args()
     if args.quick:
-        args.train_frames, args.val_frames, args.epochs = 12, 4, 1
+        args.train_frames, args.big_frames, args.val_frames, args.epochs = 12, 2, 4, 1
     train(args)
 
 

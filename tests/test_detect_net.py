@@ -16,6 +16,7 @@ from companion.vision.detect_net import (
     default_detector_path,
     find_dice_net,
     load_session,
+    second_look,
     select,
 )
 from companion.vision.scoring import Tally, tally_frame
@@ -60,7 +61,8 @@ def test_output_contract() -> None:
 
 def test_weak_peaks_are_kept_unclean() -> None:
     f = render_frame(5002, n_dice=10, styles=HELD_OUT)
-    strict = find_dice_net(f.image, threshold=1.01, low=0.3)
+    nosecond_look = NetSettings(threshold=1.01, low=0.3, drop_below=0.0, promote_at=1.01)
+    strict = find_dice_net(f.image, settings=nosecond_look)
     assert strict and all(not d.clean and "weak" in d.reason for d in strict)
 
 
@@ -101,6 +103,33 @@ def test_select_drops_doubtful_finds_of_another_size_and_keeps_doubtful_dice() -
     assert (odd.x, odd.y) not in [d.center for d in got]
     (kept,) = [d for d in got if d.center == (alike.x, alike.y)]
     assert not kept.clean and "weak detection" in kept.reason
+
+
+def test_select_follows_thesecond_look_at_doubtful_peaks() -> None:
+    cfg = NetSettings()
+    seen = Candidate(700, 700, 84, _square(700, 700, 84), 0.45, second=0.95)  # a die, seen closer
+    empty = Candidate(900, 700, 84, _square(900, 700, 84), 0.45, second=0.05)  # nothing there, seen closer
+    unsure = Candidate(1100, 700, 84, _square(1100, 700, 84), 0.45, second=0.7)
+    got = {d.center: d for d in select([*SURE_DICE, seen, empty, unsure], 1280, 960, cfg)}
+    assert got[(700, 700)].clean
+    assert (900, 700) not in got
+    assert not got[(1100, 700)].clean and "weak detection" in got[(1100, 700)].reason
+
+
+def testsecond_look_sees_a_die_and_not_the_bare_mat() -> None:
+    f = render_frame(5004, n_dice=3, styles=HELD_OUT, clutter=False)
+    sess = load_session()
+    die = f.dice[0]
+    c = np.asarray(die.corners, np.float32)
+    x, y = (float(v) for v in c.mean(axis=0))
+    edge = float(np.linalg.norm(c - np.roll(c, 1, axis=0), axis=1).mean())
+    assert second_look(sess, f.image, Candidate(x, y, edge, c, 0.45), NetSettings().look_px) >= 0.9
+    # the point of the frame farthest from every die
+    grid = [(gx, gy) for gx in range(100, 1200, 50) for gy in range(100, 880, 50)]
+    centers = [np.asarray(d.corners).mean(axis=0) for d in f.dice]
+    bx, by = max(grid, key=lambda p: min(np.hypot(p[0] - cx, p[1] - cy) for cx, cy in centers))
+    bare = Candidate(bx, by, edge, _square(bx, by, edge), 0.45)
+    assert second_look(sess, f.image, bare, NetSettings().look_px) < 0.1
 
 
 def test_select_flags_sure_finds_of_another_size() -> None:

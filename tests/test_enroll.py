@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -87,14 +88,20 @@ def test_profile_round_trip_and_model_check(tmp_path: Path, clf: FaceClassifier)
     prof.save(tmp_path / "p")
     back = Profile.load(tmp_path / "p", clf)
     assert np.array_equal(back.weights, prof.weights) and back.threshold == prof.threshold
-    _, emb = clf.run(crops)
-    assert np.allclose(back.probabilities(emb), prof.probabilities(emb))
+    logits, emb = clf.run(crops)
+    base = logits / clf.calibration.temperature
+    assert np.allclose(back.probabilities(emb, base), prof.probabilities(emb, base))
     other = Profile(prof.weights, prof.bias, prof.temperature, prof.threshold, "0000", prof.counts)
     other.save(tmp_path / "q")
     with pytest.raises(EnrolmentError, match="another face model"):
         Profile.load(tmp_path / "q", clf)
     with pytest.raises(EnrolmentError, match="cannot read"):
         Profile.load(tmp_path / "missing", clf)
+    meta = json.loads((tmp_path / "p" / "profile.json").read_text())
+    del meta["head"]  # a profile whose head replaced the network's
+    (tmp_path / "p" / "profile.json").write_text(json.dumps(meta))
+    with pytest.raises(EnrolmentError, match="older companion"):
+        Profile.load(tmp_path / "p", clf)
 
 
 def test_every_face_must_be_enrolled(clf: FaceClassifier) -> None:

@@ -4,7 +4,8 @@ One batch per frame: every die's crop goes through the network at once. The
 network's logits are divided by a temperature fitted on validation styles,
 and a die whose calibrated confidence is below the threshold chosen on those
 styles (so that silent errors stay under 0.1 %) is read as `?`. With an
-enrolment profile, the profile's head reads the network's embedding instead.
+enrolment profile, the profile's head adds its table's correction, read from
+the network's embedding, to those calibrated logits.
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ class FaceClassifier:
         """Calibrated probabilities (N, 5) and the threshold that applies to them."""
         logits, emb = self.run(crops)
         if self.profile is not None:
-            return self.profile.probabilities(emb), self.profile.threshold
+            return self.profile.probabilities(emb, logits / self.calibration.temperature), self.profile.threshold
         return softmax(logits / self.calibration.temperature), self.calibration.threshold
 
     def classify(self, crops: npt.NDArray[np.uint8]) -> list[FaceReading]:

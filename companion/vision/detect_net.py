@@ -10,9 +10,12 @@ local maxima of the heatmap (3x3); corners are mapped back to frame pixels.
 
 Doubt is kept, never dropped: a peak between ``low`` and ``threshold``, a die
 whose face is partly outside the frame and a die whose size is unlike the
-other dice's come back with ``clean=False``. Only finds that cannot be dice
-of this table are dropped: smaller than VISION.md's smallest die, or doubtful
-and of another size than the frame's sure dice (:class:`NetSettings`).
+other dice's come back with ``clean=False``. A doubtful peak gets a second
+look: the network runs again on a patch around it, zoomed in; a clear die
+there becomes a sure one. Only finds that cannot be dice of this table are
+dropped: smaller than VISION.md's smallest die, doubtful and of another size
+than the frame's sure dice, or doubtful with nothing at all in the closer
+look (:class:`NetSettings`).
 """
 
 from __future__ import annotations
@@ -113,6 +116,13 @@ class NetSettings:
     sure_hi: float = 1.7
     # A face with more than this share of its area outside the frame is read '?'.
     border_share: float = 0.1
+    # Second look at a doubtful peak: the network again on a patch of the
+    # frame around it, zoomed so the die is `look_px` pixels on the input
+    # (the whole frame gives it 16-64). Below `drop_below` the closer look
+    # finds no die there; at `promote_at` or above it finds one without doubt.
+    look_px: float = 48.0
+    drop_below: float = 0.1
+    promote_at: float = 0.9
 
 
 @dataclass(frozen=True)
@@ -124,6 +134,7 @@ class Candidate:
     edge: float
     corners: F32
     score: float
+    second: float | None = None  # peak of the second look, for doubtful peaks
 
 
 def select(cands: list[Candidate], w: int, h: int, cfg: NetSettings) -> list[FoundDie]:
@@ -136,8 +147,10 @@ def select(cands: list[Candidate], w: int, h: int, cfg: NetSettings) -> list[Fou
     for c, is_cut in zip(cands, cut, strict=True):
         ratio = c.edge / ref if ref else 1.0
         reasons = []
-        if c.score < cfg.threshold:
+        if c.score < cfg.threshold and not (c.second is not None and c.second >= cfg.promote_at):
             if not cfg.weak_lo <= ratio <= cfg.weak_hi:
+                continue
+            if c.second is not None and c.second < cfg.drop_below:
                 continue
             reasons.append(f"weak detection ({c.score:.2f})")
         elif not cfg.sure_lo <= ratio <= cfg.sure_hi:
@@ -168,10 +181,19 @@ def find_dice_net(
         cfg = replace(cfg, low=low)
     sess = session if session is not None else load_session(threads=threads)
     h, w = image_bgr.shape[:2]
+    cands = _candidates(sess, image_bgr, input_long, min(cfg.low, cfg.threshold))
+    if cfg.drop_below > 0 or cfg.promote_at <= 1:
+        cands = [replace(c, second=second_look(sess, image_bgr, c, cfg.look_px))
+                 if cfg.low <= c.score < cfg.threshold and c.edge >= cfg.min_edge else c for c in cands]
+    return select(cands, w, h, cfg)
+
+
+def _candidates(sess: Any, image_bgr: ImageBGR, input_long: int, floor: float) -> list[Candidate]:
+    """Heatmap peaks at or above ``floor``, decoded to dice in frame pixels, strongest first."""
     x, s = _prepare(image_bgr, input_long)
     maps = np.asarray(sess.run(None, {sess.get_inputs()[0].name: x})[0][0], np.float32)
     heat = maps[0]
-    peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= min(cfg.low, cfg.threshold))
+    peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= floor)
     ys, xs = np.nonzero(peaks)
     order = np.argsort(-heat[ys, xs])
     cands: list[Candidate] = []
@@ -195,4 +217,19 @@ def find_dice_net(
         if any(np.hypot(cx - c.x, cy - c.y) < 0.5 * max(edge, c.edge) for c in cands):
             continue
         cands.append(Candidate(cx, cy, edge, corners, score))
-    return select(cands, w, h, cfg)
+    return cands
+
+
+def second_look(sess: Any, image_bgr: ImageBGR, c: Candidate, look_px: float) -> float:
+    """The strongest peak within 0.4 edge of c when the network sees c's surroundings zoomed in."""
+    h, w = image_bgr.shape[:2]
+    half = 128 / look_px * c.edge  # a 256-pixel input around the die
+    x0, y0 = int(max(0, c.x - half)), int(max(0, c.y - half))
+    x1, y1 = int(min(w, c.x + half)), int(min(h, c.y + half))
+    patch = image_bgr[y0:y1, x0:x1]
+    if patch.shape[0] < 8 or patch.shape[1] < 8:
+        return 0.0
+    long_in = max(64, round(max(patch.shape[:2]) * look_px / c.edge))
+    near = [d.score for d in _candidates(sess, patch, long_in, 0.0)
+            if np.hypot(d.x + x0 - c.x, d.y + y0 - c.y) < 0.4 * c.edge]
+    return max(near, default=0.0)
