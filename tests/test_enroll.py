@@ -132,11 +132,13 @@ def test_cli_errors_are_one_sentence(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert exc.value.code == 2
 
 
-def test_cli_enrols_with_the_die_finder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("companion.vision.detect")
+@pytest.mark.parametrize("finder", [None, "classic"])
+def test_cli_enrols_with_the_die_finder(tmp_path: Path, capsys: pytest.CaptureFixture[str], finder: str | None) -> None:
+    # None: the finder `vision read` uses by default, so the dice are cut as they will be read
     style = style_by_name("jade/white/stamp")
     _write_enrolment(tmp_path / "dir", style, 700, None)
-    assert _cli(["enroll", str(tmp_path / "dir"), "--out", str(tmp_path / "prof"), "--model", str(MODEL)]) == 0
+    extra = ["--finder", finder] if finder else []
+    assert _cli(["enroll", str(tmp_path / "dir"), "--out", str(tmp_path / "prof"), "--model", str(MODEL), *extra]) == 0
     assert "enrolled" in capsys.readouterr().out
     reader = load_reader(tmp_path / "prof", model=MODEL)
     n, right, silent = _read_style(reader, style, range(950, 952))

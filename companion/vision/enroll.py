@@ -173,9 +173,10 @@ Finder = Callable[[npt.NDArray[np.uint8]], Sequence[_Found]]
 
 
 def _default_finder() -> Finder:
-    from companion.vision.detect import find_dice
+    """The finder `vision read` uses by default: enrolment cuts the dice as reading will."""
+    from companion.vision.read import DEFAULT_FINDER, make_finder
 
-    return find_dice
+    return make_finder(DEFAULT_FINDER)
 
 
 def collect(folder: str | Path, finder: Finder | None = None) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], dict[str, int]]:
