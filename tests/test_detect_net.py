@@ -61,8 +61,8 @@ def test_output_contract() -> None:
 
 def test_weak_peaks_are_kept_unclean() -> None:
     f = render_frame(5002, n_dice=10, styles=HELD_OUT)
-    nosecond_look = NetSettings(threshold=1.01, low=0.3, drop_below=0.0, promote_at=1.01)
-    strict = find_dice_net(f.image, settings=nosecond_look)
+    no_second_look = NetSettings(threshold=1.01, low=0.3, drop_below=0.0, promote_at=1.01)
+    strict = find_dice_net(f.image, settings=no_second_look)
     assert strict and all(not d.clean and "weak" in d.reason for d in strict)
 
 
@@ -105,7 +105,7 @@ def test_select_drops_doubtful_finds_of_another_size_and_keeps_doubtful_dice() -
     assert not kept.clean and "weak detection" in kept.reason
 
 
-def test_select_follows_thesecond_look_at_doubtful_peaks() -> None:
+def test_select_follows_the_second_look_at_doubtful_peaks() -> None:
     cfg = NetSettings()
     seen = Candidate(700, 700, 84, _square(700, 700, 84), 0.45, second=0.95)  # a die, seen closer
     empty = Candidate(900, 700, 84, _square(900, 700, 84), 0.45, second=0.05)  # nothing there, seen closer
@@ -116,7 +116,7 @@ def test_select_follows_thesecond_look_at_doubtful_peaks() -> None:
     assert not got[(1100, 700)].clean and "weak detection" in got[(1100, 700)].reason
 
 
-def testsecond_look_sees_a_die_and_not_the_bare_mat() -> None:
+def test_second_look_sees_a_die_and_not_the_bare_mat() -> None:
     f = render_frame(5004, n_dice=3, styles=HELD_OUT, clutter=False)
     sess = load_session()
     die = f.dice[0]
