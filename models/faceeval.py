@@ -1,4 +1,4 @@
-"""Shared by calibrate_faces.py and evaluate_faces.py: reading whole styles.
+"""Shared by evaluate_faces.py (trials: reading whole styles) and calibrate_faces.py (temperature, threshold, scores).
 
 A *trial* plays what a table does with a set of dice the model never saw:
 enrol it (one frame per motif where every die shows that motif, plus a
