@@ -27,7 +27,6 @@ from .rules.options import Options, OptionsError
 from .secretary import Secretary, SecretaryError
 from .store.base import Evidence, GameInfo, StoreError
 from .store.paths import default_db_path
-from .store.sqlite import SQLiteStore
 
 DEFAULT_SEED = 1
 DEFAULT_CULTS = 3
@@ -146,7 +145,7 @@ def play(
 def run_headless(args: argparse.Namespace) -> int:
     db = Path(args.db) if getattr(args, "db", None) else default_db_path()
     try:
-        sec = Secretary(SQLiteStore(db))
+        sec = Secretary.open(db)
     except StoreError as exc:
         print(f"companion demo: {exc}", file=sys.stderr)
         return 2

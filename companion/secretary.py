@@ -21,9 +21,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .fileperm import write_private
 from .record.notation import NAME_RE, StartRoll, Turn, format_event, parse_line
 from .rules.actions import Action, GiveUp
 from .rules.game import Game, PhaseResult
@@ -73,12 +75,17 @@ class Secretary:
         self._info: GameInfo | None = None
         self._folder: Folder | None = None
         self._events: list[StoredEvent] = []
+        self._repairs_said = 0
+        self._rescued: str | None = None
 
     @classmethod
     def open(cls, path: str | Path) -> Secretary:
-        from .store.sqlite import SQLiteStore
+        """The secretary on the database at ``path``, sealing with this machine's keys
+        (store/keys.py) and watching that the file stays the one it writes."""
+        from .store.keys import default_keys
+        from .store.watch import WatchedStore
 
-        return cls(SQLiteStore(path))
+        return cls(WatchedStore(path, keys=default_keys()))
 
     def close(self) -> None:
         self.store.close()
@@ -279,9 +286,58 @@ class Secretary:
     def _write(self, event: NewEvent) -> StoredEvent:
         assert self._info is not None
         last = self._events[-1].seq if self._events else 0
-        stored = self.store.append(self._info.id, event, after=last)
+        try:
+            stored = self.store.append(self._info.id, event, after=last)
+        except StoreError as exc:
+            detached = getattr(self.store, "detached", None)
+            if detached:  # the file is gone: what was accepted is saved elsewhere, and said
+                raise StoreError(self._rescue(detached)) from None
+            raise StoreError(str(exc)) from None
         self._events.append(stored)
         return stored
+
+    # ------------------------------------------------------- the database
+    def store_news(self) -> list[str]:
+        """Sentences the screen must show about the database, each once: a lost write-ahead
+        log repaired, or the database file lost (the accepted events are then saved to a
+        record file beside it, and no further entry is accepted)."""
+        check = getattr(self.store, "after_write", None)  # a watched store looks at its files
+        if check is None:
+            return []
+        check()
+        repaired: list[str] = getattr(self.store, "repaired", [])
+        out = list(repaired[self._repairs_said:])
+        self._repairs_said = len(repaired)
+        detached = getattr(self.store, "detached", None)
+        if detached and self._rescued is None:
+            out.append(self._rescue(detached))
+        return out
+
+    def _rescue(self, problem: str) -> str:
+        """Save the accepted events as a record where the database was (or in the working folder)."""
+        if self._rescued is not None:
+            return self._rescued
+        where = Path(getattr(self.store, "path", "companion.db"))
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        text = self.record_text() if self._folder is not None and self._info is not None else ""
+        saved = None
+        for folder in (where.parent, Path.cwd()):
+            target = folder / f"{where.name}.rescued-{stamp}.txt"
+            try:
+                write_private(target, text)
+            except OSError:
+                continue
+            saved = target
+            break
+        n = len(self._events)
+        if saved is None:
+            self._rescued = f"{problem}; the {n} events accepted could not be saved anywhere: write them down"
+        elif text:
+            self._rescued = (f"{problem}; the {n} events accepted are saved in {saved}: restart companion "
+                             "to play on in a new database")
+        else:
+            self._rescued = f"{problem}; no game was open: restart companion"
+        return self._rescued
 
     def _applied(self, stored: StoredEvent, kind: Kind, turn: Turn) -> TurnResult:
         f = self._need()

@@ -20,6 +20,10 @@ KNOWN_TAGS = ("Event", "Site", "Date", "Round", "Table", "Secretary", "Cults", "
 GAME_TAGS = ("Cults", "Sets", "Target", "StartRule", "Doublers", "IllegalCall")
 FREE_TAGS = ("Event", "Site", "Date", "Table", "Secretary")
 NAME_RE = re.compile(r"^[\w-]+$")  # letters (any script), digits, _ or -
+#: Numbers in a record are ASCII digits (another script's digits are not read as numbers),
+#: and short: no score, target or phase needs more, and int() of a huge one is slow.
+MAX_DIGITS = 9
+_UNSIGNED_RE = re.compile(r"^[0-9]+$", re.ASCII)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,14 +84,37 @@ def strip_comment(text: str) -> str:
     return text[: text.index("#")]
 
 
+def parse_count(text: str, what: str) -> int:
+    """A whole number >= 0 in ASCII digits, at most MAX_DIGITS long."""
+    if not _UNSIGNED_RE.match(text):
+        raise notation_error(f"'{_short(text)}' is not {what} (digits 0-9)")
+    if len(text.lstrip("0")) > MAX_DIGITS:
+        raise notation_error(f"{what} has more than {MAX_DIGITS} digits")
+    return int(text)
+
+
+def parse_signed(text: str) -> int:
+    """A score ±N: a sign, then ASCII digits, at most MAX_DIGITS of them."""
+    if not _NUM_RE.match(text):
+        raise notation_error(f"'{_short(text)}' is not a number ±N")
+    if len(text[1:].lstrip("0")) > MAX_DIGITS:
+        raise notation_error(f"a score has more than {MAX_DIGITS} digits")
+    return int(text)
+
+
+def _short(text: str, limit: int = 40) -> str:
+    """A word quoted in a message, cut so that one sentence stays one line of sense."""
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 def parse_faces_word(word: str, what: str) -> tuple[str, ...]:
     if not word or any(ch not in FACE_ORDER for ch in word):
-        raise notation_error(f"'{word}' is not a word of faces I 1 2 3 E ({what})")
+        raise notation_error(f"'{_short(word)}' is not a word of faces I 1 2 3 E ({what})")
     return tuple(word)
 
 
 _TAG_RE = re.compile(r'^\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"([^"]*)"\s*\]$')
-_NUM_RE = re.compile(r"^[+-]?\d+$")
+_NUM_RE = re.compile(r"^[+-][0-9]+$", re.ASCII)
 _TURN_RE = re.compile(r"^(\S+?)\s*:\s*(\S+)\s*->\s*(.*)$")
 _KEYWORDS = ("start", "phase", "score", "totals")
 
@@ -114,18 +141,14 @@ def parse_line(text: str) -> Line | None:
     if key == "phase":
         if len(words) not in (2, 4) or (len(words) == 4 and words[2].lower() != "start"):
             raise notation_error("a phase line is 'phase N [start CULT]'")
-        if not words[1].isdigit():
-            raise notation_error(f"'{words[1]}' is not a phase number")
-        return PhaseLine(int(words[1]), words[3] if len(words) == 4 else None)
+        return PhaseLine(parse_count(words[1], "a phase number"), words[3] if len(words) == 4 else None)
     if key in ("score", "totals"):
         pairs = words[1:]
         if not pairs or len(pairs) % 2:
             raise notation_error(f"a {key} line is '{key} CULT ±N …'")
         points: list[tuple[str, int]] = []
         for cult, num in zip(pairs[::2], pairs[1::2], strict=True):
-            if not _NUM_RE.match(num):
-                raise notation_error(f"'{num}' is not a number ±N")
-            points.append((cult, int(num)))
+            points.append((cult, parse_signed(num)))
         return ScoreLine(tuple(points)) if key == "score" else TotalsLine(tuple(points))
     raise notation_error("not a line of the record format")
 

@@ -27,6 +27,7 @@ from .notation import (
     Tag,
     Turn,
     notation_error,
+    parse_count,
     parse_line,
 )
 
@@ -116,7 +117,7 @@ class _Builder:
             if value not in ("1", "2"):
                 raise RuleError("C1", f"a game is played with 1 or 2 sets of dice, not {value}")
         elif t.name == "Target":
-            if not value.isdigit() or int(value) <= 0:
+            if parse_count(value, "a Target") <= 0:
                 raise notation_error("Target must be a positive whole number")
         elif t.name == "StartRule" and value not in ("sum", "count"):
             raise notation_error("StartRule must be sum or count")
@@ -223,6 +224,11 @@ def replay_text(text: str) -> Replay:
         except RuleError as exc:
             b.out.error = ReplayError(lineno, exc.rule, exc.message)
             break
+    else:
+        if "Cults" not in b.out.tags:  # NOTATION.md: Cults is required, also in a record without events
+            lines = text.splitlines()
+            b.out.error = ReplayError(max(1, len(lines)), "N", "the record has no Cults tag" +
+                                      (" (the file is empty)" if not text.strip() else ""))
     return b.out
 
 
@@ -237,10 +243,24 @@ def decode_record(data: bytes) -> str:
         raise UnreadableRecord(f"line {line} is not UTF-8 text; save the record as UTF-8") from None
 
 
+#: The longest game ever recorded is a few hundred kilobytes; a bigger file is no record,
+#: and reading it whole would take the Pi's memory.
+MAX_RECORD_BYTES = 8 * 1024 * 1024
+
+
+def read_record_bytes(p: Path) -> bytes:
+    """The bytes of a record file, refusing one larger than MAX_RECORD_BYTES before reading it."""
+    with p.open("rb") as fh:
+        data = fh.read(MAX_RECORD_BYTES + 1)
+    if len(data) > MAX_RECORD_BYTES:
+        raise UnreadableRecord(f"{p} is larger than {MAX_RECORD_BYTES // (1024 * 1024)} MB: not a game record")
+    return data
+
+
 def replay_file(path: str | Path) -> Replay:
     p = Path(path)
     try:
-        data = p.read_bytes()
+        data = read_record_bytes(p)
     except FileNotFoundError:
         raise UnreadableRecord(f"{p}: no such file") from None
     except IsADirectoryError:

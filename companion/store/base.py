@@ -66,6 +66,8 @@ class StoredEvent:
     evidence: str  # sha256 of the evidence, "" without
     prev_hash: str
     hash: str
+    mac: str = ""  # "keyid:hmac" by the table key, "" when written without one
+    omac: str = ""  # the same by the organiser's key
 
     def canonical(self) -> str:
         return canonical_text(self.seq, self.kind, self.text, self.ref, self.note, self.created, self.evidence)
@@ -79,7 +81,10 @@ class GameInfo:
     meta: dict[str, Any] = field(default_factory=dict)
     finished: bool = False
     genesis: str = ""
-    events: int = 0
+    events: int = 0  # the number of the last stored event, as kept with the game
+    last_hash: str = ""  # the hash of that event
+    seal: str = ""  # "keyid:hmac" over the above, by the table key
+    oseal: str = ""  # the same by the organiser's key
 
 
 def canonical_text(

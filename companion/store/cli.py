@@ -25,8 +25,16 @@ def _cmd_export(args: argparse.Namespace) -> int:
     except StoreError as exc:
         print(f"companion export: {exc}", file=sys.stderr)
         return 2
+    games = []
+    unreadable: list[str] = []  # games whose own row is damaged: said, not exported
     try:
-        games = [load(store, info) for info in select(store, args.game)]
+        for info in select(store, args.game):
+            try:
+                games.append(load(store, info))
+            except StoreError as exc:
+                unreadable.append(f"game {info.id}: {exc}")
+        if args.game == "all":
+            unreadable += store.games_checked()[1]
         if args.evidence:
             kept = sum(write_evidence(store, ex, Path(args.evidence)) for ex in games)
             print(f"companion export: the evidence of {kept} roll{'s' if kept != 1 else ''} written to {args.evidence}",
@@ -39,7 +47,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
         return 2
     finally:
         store.close()
-    problems = [f"game {ex.info.id}: {ex.problem}" for ex in games if ex.problem]
+    problems = unreadable + [f"game {ex.info.id}: {ex.problem}" for ex in games if ex.problem]
     if problems or store.damage:
         # one sentence: the first problem says what is wrong, the rest is in `companion verify`
         more = f" (and {len(problems) - 1} more games; see `companion verify`)" if len(problems) > 1 else ""
@@ -58,7 +66,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
             return 2
     else:
         sys.stdout.write(out)
-    return 1 if store.damage or any(ex.problem for ex in games) else 0
+    return 1 if problems or store.damage else 0
 
 
 def _cmd_standings(args: argparse.Namespace) -> int:
@@ -75,16 +83,33 @@ def _cmd_standings(args: argparse.Namespace) -> int:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
+    from .keys import Keys, default_keys, load_key
     from .verify import verify
 
     try:
-        found = verify(args.path)
+        found_keys = default_keys() if not args.no_key else Keys()
+        keys = Keys(load_key(args.key) if args.key else found_keys.table,
+                    load_key(args.organiser_key) if args.organiser_key else found_keys.organiser)
+        found = verify(args.path, keys)
     except StoreError as exc:
         print(f"companion verify: {exc}", file=sys.stderr)
         return 2
     for f in found:
-        print(("ok: " if f.ok else "BAD: ") + f.message)
+        print(f.message if f.note else ("ok: " if f.ok else "BAD: ") + f.message)
     return 0 if all(f.ok for f in found) else 1
+
+
+def _cmd_key(args: argparse.Namespace) -> int:
+    from .keys import make_key, organiser_key_path, table_key_path
+
+    path = Path(args.out) if args.out else (organiser_key_path() if args.organiser else table_key_path())
+    try:
+        key = make_key(path)
+    except StoreError as exc:
+        print(f"companion key: {exc}", file=sys.stderr)
+        return 1
+    print(f"key {key.id} written to {path} (mode 0600); keep a copy somewhere safe to verify games later")
+    return 0
 
 
 def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -113,4 +138,15 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
 
     v = subparsers.add_parser("verify", help="check a database's hash chain, or replay a record")
     v.add_argument("path", metavar="DB|RECORD")
+    v.add_argument("--key", metavar="FILE", help="the table key to check the seals with (default: this "
+                   "machine's table key, if it has one)")
+    v.add_argument("--organiser-key", metavar="FILE", help="also check the seals of a tournament organiser's key "
+                   "(default: this machine's organiser key, if it has one)")
+    v.add_argument("--no-key", action="store_true", help="check the hash chain only, not the keys of this machine")
     v.set_defaults(func=_cmd_verify)
+
+    k = subparsers.add_parser("key", help="make the table's secret key that seals its games")
+    k.add_argument("verb", choices=["new"], help="new: make a key (never overwrites one)")
+    k.add_argument("--organiser", action="store_true", help="make the organiser's key instead of the table's")
+    k.add_argument("--out", metavar="FILE", help="where to write it (default: the config folder)")
+    k.set_defaults(func=_cmd_key)

@@ -5,11 +5,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .base import GameInfo, StoreError
+from ..fileperm import private_dir, write_private
+from .base import GameInfo, StoredEvent, StoreError
 from .fold import Folder, fold_partial, options_from_tags
 from .sqlite import SQLiteStore
 
@@ -21,6 +23,7 @@ class Exported:
     info: GameInfo
     folder: Folder
     problem: str | None  # damage found while reading; what came before is kept
+    events: list[StoredEvent]  # the stored events read (the intact run of a damaged game)
 
     @property
     def record(self) -> str:
@@ -29,14 +32,14 @@ class Exported:
 
 def select(store: SQLiteStore, which: str) -> list[GameInfo]:
     """``all``, ``last`` or a game id."""
-    games = store.games()
+    games = store.games_checked()[0]  # a game whose row is damaged is told by the caller
     if which == "all":
         return games
     if not games:
         raise StoreError(f"{store.where} holds no games yet")
     if which == "last":
         return [games[-1]]
-    if not which.isdigit():
+    if not re.fullmatch(r"[0-9]{1,18}", which, re.ASCII):
         raise StoreError(f"--game takes a game number, 'last' or 'all', not '{which}'")
     found = [g for g in games if g.id == int(which)]
     if not found:
@@ -52,7 +55,7 @@ def load(store: SQLiteStore, info: GameInfo) -> Exported:
     except StoreError:
         events, problem = store.salvage_events(info.id)
     folder, fault = fold_partial(options_from_tags(info.tags), events)
-    return Exported(info, folder, problem or fault)
+    return Exported(info, folder, problem or fault, events)
 
 
 def summary(ex: Exported) -> dict[str, Any]:
@@ -95,18 +98,18 @@ def summary(ex: Exported) -> dict[str, Any]:
 
 def write_evidence(store: SQLiteStore, ex: Exported, folder: Path) -> int:
     """The kept frame (.jpg) and dice as read (.json) of every event that has them."""
-    folder.mkdir(parents=True, exist_ok=True)
+    private_dir(folder)  # frames show the table and its players
     n = 0
-    for e in store.events(ex.info.id):
+    for e in ex.events:
         ev = store.evidence(ex.info.id, e.seq)
         if ev is None:
             continue
         stem = folder / f"game{ex.info.id}-event{e.seq}"
         if ev.frame_jpeg is not None:
-            stem.with_suffix(".jpg").write_bytes(ev.frame_jpeg)
+            write_private(stem.with_suffix(".jpg"), ev.frame_jpeg)
         meta = {"game": ex.info.id, "event": e.seq, "kind": e.kind.value, "line": e.text, "dice": ev.dice,
                 "digest": ev.digest(), "chained": ev.digest() == e.evidence}
-        stem.with_suffix(".json").write_text(json.dumps(meta, ensure_ascii=False, indent=2), encoding="utf-8")
+        write_private(stem.with_suffix(".json"), json.dumps(meta, ensure_ascii=False, indent=2))
         n += 1
     return n
 

@@ -43,6 +43,20 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (game_id, seq)
     );
     """,
+    # 3: what verify needs beyond the chain: each game's event count and last hash (events
+    # deleted from the end show), and seals (HMAC, "keyid:hex") by keys kept outside the file
+    """
+    ALTER TABLE games ADD COLUMN n_events INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE games ADD COLUMN last_hash TEXT NOT NULL DEFAULT '';
+    ALTER TABLE games ADD COLUMN seal TEXT NOT NULL DEFAULT '';
+    ALTER TABLE games ADD COLUMN oseal TEXT NOT NULL DEFAULT '';
+    ALTER TABLE events ADD COLUMN mac TEXT NOT NULL DEFAULT '';
+    ALTER TABLE events ADD COLUMN omac TEXT NOT NULL DEFAULT '';
+    UPDATE games SET
+        n_events = COALESCE((SELECT MAX(seq) FROM events e WHERE e.game_id = games.id), 0),
+        last_hash = COALESCE((SELECT hash FROM events e WHERE e.game_id = games.id
+                              ORDER BY seq DESC LIMIT 1), '');
+    """,
 )
 VERSION = len(MIGRATIONS)
 

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..fileperm import private_dir
 from .base import (
     Evidence,
     GameInfo,
@@ -21,9 +24,22 @@ from .base import (
     chain_hash,
     genesis_hash,
 )
+from .keys import Key, Keys
 from .schema import VERSION, migrate
 
-_EVENT_COLS = "game_id, seq, kind, text, ref, note, created, evidence, prev_hash, hash"
+_EVENT_COLS = "game_id, seq, kind, text, ref, note, created, evidence, prev_hash, hash, mac, omac"
+_GAME_COLS = "id, created, tags, meta, finished, genesis, n_events, last_hash, seal, oseal"
+
+
+def _columns(version: int) -> tuple[str, str]:
+    """What to select of events and games in a file of ``version`` (a damaged file is never migrated)."""
+    ev, games = _EVENT_COLS, _GAME_COLS
+    if version < 3:
+        ev = ev.replace("mac, omac", "'' AS mac, '' AS omac")
+        games = games.replace("n_events, last_hash, seal, oseal", "0, '', '', ''")
+    if version < 2:
+        ev = ev.replace("evidence,", "'' AS evidence,")
+    return ev, games
 
 
 def utc_now() -> str:
@@ -46,10 +62,60 @@ def explain(exc: sqlite3.Error, where: str) -> str:
     return f"{where} could not be used: {exc}"
 
 
+class DamagedRow(StoreError):
+    """A row whose columns are not what companion wrote (a flipped byte, an edit)."""
+
+
+def _int(value: Any, what: str) -> int:
+    if type(value) is not int:  # SQLite keeps text that is no number as text, 1.5 as REAL
+        raise DamagedRow(f"{what} is not a whole number")
+    return value
+
+
+def _str(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise DamagedRow(f"{what} is not text")
+    return value
+
+
 def _event(row: tuple[Any, ...]) -> StoredEvent:
-    game_id, seq, kind, text, ref, note, created, evidence, prev_hash, hash_ = row
-    return StoredEvent(int(game_id), int(seq), Kind(kind), str(text), ref, str(note), str(created),
-                       str(evidence), str(prev_hash), str(hash_))
+    game_id, seq, kind, text, ref, note, created, evidence, prev_hash, hash_, mac, omac = row
+    gid = _int(game_id, "the game number of an event")
+    where = f"an event of game {gid}"
+    n = _int(seq, f"the number (seq) of {where}")
+    where = f"event {n} of game {gid}"
+    try:
+        k = Kind(kind)
+    except ValueError:
+        raise DamagedRow(f"the kind of {where} is damaged") from None
+    if ref is not None:
+        ref = _int(ref, f"the event that {where} corrects")
+    return StoredEvent(gid, n, k, _str(text, f"the line of {where}"), ref, _str(note, f"the note of {where}"),
+                       _str(created, f"the time of {where}"), _str(evidence, f"the evidence digest of {where}"),
+                       _str(prev_hash, f"the previous hash of {where}"), _str(hash_, f"the hash of {where}"),
+                       _str(mac, f"the table seal of {where}"), _str(omac, f"the organiser seal of {where}"))
+
+
+def _json_object(text: Any, what: str) -> dict[str, Any]:
+    try:
+        value = json.loads(_str(text, what))
+    except (ValueError, RecursionError):
+        raise DamagedRow(f"{what} is damaged (not JSON)") from None
+    if not isinstance(value, dict):
+        raise DamagedRow(f"{what} is damaged (not a JSON object)")
+    return value
+
+
+def event_mac(key: Key, game_id: int, hash_: str) -> str:
+    """An event's seal: its hash chains every event before it and the game's tags."""
+    body = f"companion event\n{game_id}\n{hash_}"
+    return f"{key.id}:{key.mac(body)}"
+
+
+def game_seal(key: Key, info: GameInfo, meta_text: str) -> str:
+    """A game's seal: its settings, how many events it has, its last hash and whether it ended."""
+    body = f"companion game\n{info.id}\n{info.genesis}\n{info.events}\n{info.last_hash}\n{int(info.finished)}\n{meta_text}"
+    return f"{key.id}:{key.mac(body)}"
 
 
 class SQLiteStore:
@@ -60,7 +126,8 @@ class SQLiteStore:
     one fsync per event is cheap next to a roll of the dice.
     """
 
-    def __init__(self, path: str | Path, *, create: bool = True, salvage: bool = False) -> None:
+    def __init__(self, path: str | Path, *, create: bool = True, salvage: bool = False,
+                 keys: Keys | None = None) -> None:
         """Open (and, with ``create``, make) the database.
 
         ``salvage``: a reader's open; a damaged file is then opened read-only
@@ -70,13 +137,20 @@ class SQLiteStore:
         self.path = Path(path)
         self.where = str(self.path)
         self.damage: str | None = None
+        self.keys = keys or Keys()
+        self._ecols, game_cols = _columns(VERSION)
+        self._gsql = f"SELECT {game_cols} FROM games"
         if not self.path.exists():
             if not create:
                 raise StoreError(f"{self.where}: no such database")
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                private_dir(self.path.parent)
+                # games are private to the table: 0600, and SQLite gives -wal and -shm the same mode
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            except FileExistsError:
+                pass  # made by another writer in the meantime
             except OSError as exc:
-                raise StoreError(f"cannot make the folder for {self.where}: {exc.strerror}") from None
+                raise StoreError(f"cannot make {self.where}: {exc.strerror}") from None
         elif self.path.is_dir():
             raise StoreError(f"{self.where} is a folder, not a database")
         try:
@@ -111,8 +185,11 @@ class SQLiteStore:
             self.conn.execute("PRAGMA writable_schema = ON")
             self.conn.execute("PRAGMA query_only = ON")
             self.conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            version = self.conn.execute("PRAGMA user_version").fetchone()[0]
         except sqlite3.Error as exc:
             raise StoreError(explain(exc, self.where)) from None
+        self._ecols, game_cols = _columns(version if type(version) is int else VERSION)
+        self._gsql = f"SELECT {game_cols} FROM games"
         self.damage = sentence
 
     def _check_ours(self) -> int:
@@ -152,88 +229,141 @@ class SQLiteStore:
 
     # ----------------------------------------------------------------- API
     def create_game(self, tags: dict[str, str], meta: dict[str, Any] | None = None) -> GameInfo:
+        self.check_file()
         created = utc_now()
         genesis = genesis_hash(tags, created)
+        meta_text = json.dumps(meta or {})
         with self._tx() as c:
             cur = c.execute(
                 "INSERT INTO games (created, tags, meta, genesis) VALUES (?, ?, ?, ?)",
-                (created, json.dumps(tags, ensure_ascii=False), json.dumps(meta or {}), genesis),
+                (created, json.dumps(tags, ensure_ascii=False), meta_text, genesis),
             )
             gid = cur.lastrowid
-        assert gid is not None
-        return GameInfo(gid, created, dict(tags), dict(meta or {}), False, genesis, 0)
+            assert gid is not None
+            info = self._seal(c, GameInfo(gid, created, dict(tags), dict(meta or {}), False, genesis, 0), meta_text)
+        self.after_write()
+        return info
+
+    def _seal(self, c: sqlite3.Connection, info: GameInfo, meta_text: str) -> GameInfo:
+        """Write the game's count, last hash and seals (in the caller's transaction)."""
+        t, o = self.keys.table, self.keys.organiser
+        seal = game_seal(t, info, meta_text) if t else ""
+        oseal = game_seal(o, info, meta_text) if o else ""
+        c.execute("UPDATE games SET n_events = ?, last_hash = ?, finished = ?, seal = ?, oseal = ? WHERE id = ?",
+                  (info.events, info.last_hash, int(info.finished), seal, oseal, info.id))
+        return replace(info, seal=seal, oseal=oseal)
 
     def append(self, game_id: int, event: NewEvent, after: int | None = None) -> StoredEvent:
         if self.damage:
             raise StoreError(self.damage)
+        self.check_file()
         created = utc_now()
         ev = event.evidence
         digest = ev.digest() if ev is not None else ""
         with self._tx() as c:
+            info = self._game_in(c, game_id)
             last = c.execute(
                 "SELECT seq, hash FROM events WHERE game_id = ? ORDER BY seq DESC LIMIT 1", (game_id,)
             ).fetchone()
             if last is None:
-                g = c.execute("SELECT genesis FROM games WHERE id = ?", (game_id,)).fetchone()
-                if g is None:
-                    raise StoreError(f"{self.where} holds no game {game_id}")
-                seq, prev = 1, str(g[0])
+                seq, prev = 1, info.genesis
             else:
-                seq, prev = int(last[0]) + 1, str(last[1])
+                seq, prev = _int(last[0], f"the number of the last event of game {game_id}") + 1, str(last[1])
             if after is not None and seq != after + 1:
                 # the writer judged this event on a game that has moved on since
                 raise StoreError(f"another secretary has written to game {game_id} since it was opened; "
                                  "resume the game to see its events")
             canon = canonical_text(seq, event.kind, event.text, event.ref, event.note, created, digest)
+            hash_ = chain_hash(prev, canon)
+            t, o = self.keys.table, self.keys.organiser
             stored = StoredEvent(game_id, seq, event.kind, event.text, event.ref, event.note, created,
-                                 digest, prev, chain_hash(prev, canon))
+                                 digest, prev, hash_, event_mac(t, game_id, hash_) if t else "",
+                                 event_mac(o, game_id, hash_) if o else "")
             c.execute(
-                f"INSERT INTO events ({_EVENT_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO events ({_EVENT_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (game_id, seq, stored.kind.value, stored.text, stored.ref, stored.note, created,
-                 digest, prev, stored.hash),
+                 digest, prev, stored.hash, stored.mac, stored.omac),
             )
             if ev is not None:
                 c.execute("INSERT INTO evidence (game_id, seq, frame, dice) VALUES (?, ?, ?, ?)",
                           (game_id, seq, ev.frame_jpeg, ev.dice_json()))
+            self._seal(c, replace(info, events=seq, last_hash=hash_), self._meta_text(c, game_id))
+        self.after_write()
         return stored
 
+    def _game_in(self, c: sqlite3.Connection, game_id: int) -> GameInfo:
+        row = c.execute(self._gsql + " WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"{self.where} holds no game {game_id}")
+        return self._info(row)
+
+    @staticmethod
+    def _meta_text(c: sqlite3.Connection, game_id: int) -> str:
+        row = c.execute("SELECT meta FROM games WHERE id = ?", (game_id,)).fetchone()
+        return str(row[0]) if row else "{}"
+
+    def meta_text(self, game_id: int) -> str:
+        """The game's meta as stored (what its seal covers)."""
+        rows = self._read("SELECT meta FROM games WHERE id = ?", (game_id,))
+        return str(rows[0][0]) if rows else ""
+
+    def check_file(self) -> None:
+        """Before a write: raise StoreError when the file is no longer ours (``watch.py``); a plain store
+        checks nothing."""
+
+    def after_write(self) -> None:
+        """After a write: note (never raise) that the file is no longer ours (``watch.py``)."""
+
     def events(self, game_id: int) -> list[StoredEvent]:
-        rows = self._read(f"SELECT {_EVENT_COLS} FROM events WHERE game_id = ? ORDER BY seq", (game_id,))
+        rows = self._read(f"SELECT {self._ecols} FROM events WHERE game_id = ? ORDER BY seq", (game_id,))
         return [_event(r) for r in rows]
 
     def salvage_events(self, game_id: int) -> tuple[list[StoredEvent], str | None]:
         """The events of a game readable before any damage, and a sentence about the damage.
 
         Only the unbroken run from the first event counts: a game cannot be
-        replayed across a hole.
+        replayed across a hole. A row whose columns are damaged is such a hole.
         """
         rows: dict[int, StoredEvent] = {}
+        bad: list[str] = []
+
+        def take(row: tuple[Any, ...]) -> None:
+            if row[1] != game_id:
+                return
+            try:
+                e = _event(row[1:])
+            except DamagedRow as exc:
+                bad.append(str(exc))
+                return
+            rows[e.seq] = e
+
         last_id = 0
+        problem: str | None = None
         try:
             # rowid order walks the table itself, not the index, page after page
-            for row in self.conn.execute(f"SELECT id, {_EVENT_COLS} FROM events ORDER BY id"):
-                last_id = int(row[0])
-                if row[1] == game_id:
-                    e = _event(row[1:])
-                    rows[e.seq] = e
-            return [rows[s] for s in sorted(rows)], None
+            for row in self.conn.execute(f"SELECT id, {self._ecols} FROM events ORDER BY id"):
+                last_id = row[0] if type(row[0]) is int else last_id
+                take(row)
         except sqlite3.Error as exc:
             problem = explain(exc, self.where)
-        # past the damage, seek rowid by rowid: pages further on may still be whole
-        misses, rid = 0, last_id + 1
-        while misses < 512:
-            try:
-                row = self.conn.execute(f"SELECT id, {_EVENT_COLS} FROM events WHERE id = ?", (rid,)).fetchone()
-            except sqlite3.Error:
-                row = None
-            misses = misses + 1 if row is None else 0
-            if row is not None and row[1] == game_id:
-                e = _event(row[1:])
-                rows[e.seq] = e
-            rid += 1
+        if problem is not None:
+            # past the damage, seek rowid by rowid: pages further on may still be whole
+            misses, rid = 0, last_id + 1
+            while misses < 512:
+                try:
+                    row = self.conn.execute(f"SELECT id, {self._ecols} FROM events WHERE id = ?", (rid,)).fetchone()
+                except sqlite3.Error:
+                    row = None
+                misses = misses + 1 if row is None else 0
+                if row is not None:
+                    take(row)
+                rid += 1
         out: list[StoredEvent] = []
         while len(out) + 1 in rows:
             out.append(rows[len(out) + 1])
+        if problem is None and not bad:
+            return out, None
+        problem = problem or f"{self.where} is damaged: {bad[0]}"
         return out, f"{problem} ({len(out)} events of game {game_id} are intact)"
 
     def evidence(self, game_id: int, seq: int) -> Evidence | None:
@@ -241,39 +371,64 @@ class SQLiteStore:
         if not rows:
             return None
         frame, dice = rows[0]
-        return Evidence(bytes(frame) if frame is not None else None, json.loads(dice) if dice else None)
+        if frame is not None and not isinstance(frame, bytes):
+            raise DamagedRow(f"the kept frame of event {seq} of game {game_id} is damaged")
+        what = f"the dice as read of event {seq} of game {game_id}"
+        try:
+            seen = json.loads(_str(dice, what)) if dice else None
+        except (ValueError, RecursionError):
+            raise DamagedRow(f"{what} are damaged (not JSON)") from None
+        return Evidence(frame, seen)
 
     def _info(self, row: tuple[Any, ...]) -> GameInfo:
-        gid, created, tags, meta, finished, genesis, n = row
-        return GameInfo(int(gid), str(created), json.loads(tags), json.loads(meta), bool(finished),
-                        str(genesis), int(n or 0))
-
-    _GAME_SQL = (
-        "SELECT g.id, g.created, g.tags, g.meta, g.finished, g.genesis,"
-        " (SELECT MAX(seq) FROM events e WHERE e.game_id = g.id) FROM games g"
-    )
+        gid, created, tags, meta, finished, genesis, n, last_hash, seal, oseal = row
+        g = _int(gid, "a game number")
+        tag_map = _json_object(tags, f"the tags of game {g}")
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in tag_map.items()):
+            raise DamagedRow(f"the tags of game {g} are damaged (not names and text)")
+        if finished not in (0, 1):
+            raise DamagedRow(f"the finished mark of game {g} is damaged")
+        return GameInfo(g, _str(created, f"the start time of game {g}"), tag_map,
+                        _json_object(meta, f"the settings (meta) of game {g}"), bool(finished),
+                        _str(genesis, f"the first hash of game {g}"), _int(n, f"the event count of game {g}"),
+                        _str(last_hash, f"the last hash of game {g}"), _str(seal, f"the seal of game {g}"),
+                        _str(oseal, f"the organiser seal of game {g}"))
 
     def game(self, game_id: int) -> GameInfo:
-        rows = self._read(self._GAME_SQL + " WHERE g.id = ?", (game_id,))
+        rows = self._read(self._gsql + " WHERE id = ?", (game_id,))
         if not rows:
             raise StoreError(f"{self.where} holds no game {game_id}")
         return self._info(rows[0])
 
     def games(self) -> list[GameInfo]:
-        if self.damage is None:
-            return [self._info(r) for r in self._read(self._GAME_SQL + " ORDER BY g.id")]
-        # a damaged file: the games readable in table order, without counting events via the index
+        """Every game; a damaged row raises DamagedRow (``games_checked`` reads past it)."""
+        infos, bad = self.games_checked()
+        if bad:
+            raise DamagedRow(f"{self.where} is damaged: {bad[0]}")
+        return infos
+
+    def games_checked(self) -> tuple[list[GameInfo], list[str]]:
+        """The games whose rows read well, and a sentence for each that does not."""
         out: list[GameInfo] = []
-        with suppress(sqlite3.Error):
-            for row in self.conn.execute(
-                "SELECT id, created, tags, meta, finished, genesis, 0 FROM games ORDER BY id"
-            ):
-                out.append(self._info(row))
-        return out
+        bad: list[str] = []
+        try:
+            for row in self.conn.execute(self._gsql + " ORDER BY id"):
+                try:
+                    out.append(self._info(row))
+                except DamagedRow as exc:
+                    bad.append(str(exc))
+        except sqlite3.Error as exc:
+            if self.damage is None:
+                raise StoreError(explain(exc, self.where)) from None
+            # a damaged file: the games readable in table order are what there is
+        return out, bad
 
     def set_finished(self, game_id: int, finished: bool = True) -> None:
+        self.check_file()
         with self._tx() as c:
-            c.execute("UPDATE games SET finished = ? WHERE id = ?", (int(finished), game_id))
+            info = self._game_in(c, game_id)
+            self._seal(c, replace(info, finished=finished), self._meta_text(c, game_id))
+        self.after_write()
 
     def close(self) -> None:
         self.conn.close()

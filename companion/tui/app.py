@@ -96,6 +96,8 @@ class SecretaryApp(App[None]):
         return self._session
 
     def on_mount(self) -> None:
+        # The database may be deleted, replaced or lose its log under the secretary: say so at once.
+        self.set_interval(1.0, self._say_store_news)
         if self.resumed:  # the Secretary rebuilt the game from its events
             self._session = TableSession(self.secretary)
             if self.camera is not None:
@@ -109,6 +111,10 @@ class SecretaryApp(App[None]):
             self.start_game(self.options)
         else:
             self.push_screen(SetupScreen(self.camera_status, self.cults_default))
+
+    def _say_store_news(self) -> None:
+        for sentence in self.secretary.store_news():
+            self.notify(sentence, title="database", severity="error", timeout=24 * 3600)
 
     def on_unmount(self) -> None:
         # A camera worker may be waiting for a roll: stop it so quitting never hangs.

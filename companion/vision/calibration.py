@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from companion.fileperm import private_dir, write_private
 from companion.vision.detect import MIN_EDGE_PX
 from companion.vision.mat import (
     ARUCO_DICT,
@@ -116,8 +117,8 @@ class Calibration:
             raise CalibrationError(f"the calibration file is damaged ({exc})") from exc
 
     def save(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(self.to_json(), indent=2) + "\n")
+        private_dir(path.parent)
+        write_private(path, json.dumps(self.to_json(), indent=2) + "\n")
 
     @classmethod
     def load(cls, path: Path = DEFAULT_PATH) -> Calibration:

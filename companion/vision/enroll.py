@@ -15,7 +15,9 @@ under 0.1 % with a profile too.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +27,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from companion.fileperm import private_dir, write_private
 from companion.vision.classify import FACES, FaceClassifier, ModelError, softmax
 from companion.vision.crop import cut_faces
 
@@ -68,12 +71,20 @@ class Profile:
         return softmax(self.logits(embeddings, base_logits) / self.temperature)
 
     def save(self, folder: str | Path) -> None:
+        """Write the profile folder (0700, files 0600); EnrolmentError with one sentence when it cannot."""
         out = Path(folder)
-        out.mkdir(parents=True, exist_ok=True)
-        np.savez(out / PROFILE_FILE, weights=self.weights, bias=self.bias)
+        if out.exists() and not out.is_dir():
+            raise EnrolmentError(f"{out} is a file; --out names the folder the profile is written to")
+        buf = io.BytesIO()
+        np.savez(buf, weights=self.weights, bias=self.bias)
         meta = {"classes": list(FACES), "head": HEAD_KIND, "temperature": self.temperature, "threshold": self.threshold,
                 "model": self.model, "counts": dict(zip(FACES, self.counts, strict=True))}
-        (out / META_FILE).write_text(json.dumps(meta, indent=1) + "\n")
+        try:
+            private_dir(out)
+            write_private(out / PROFILE_FILE, buf.getvalue())
+            write_private(out / META_FILE, json.dumps(meta, indent=1) + "\n")
+        except OSError as exc:
+            raise EnrolmentError(f"cannot write the profile to {out}: {exc.strerror or exc}") from None
 
     @classmethod
     def load(cls, folder: str | Path, classifier: FaceClassifier | None = None) -> Profile:
@@ -208,9 +219,21 @@ def collect(folder: str | Path, finder: Finder | None = None) -> tuple[npt.NDArr
     return np.stack(crops), np.asarray(labels, np.int64), frames
 
 
+def check_out(out: Path) -> None:
+    """The profile folder can be written: it is a folder or can be made in one we may write."""
+    if out.exists() and not out.is_dir():
+        raise EnrolmentError(f"{out} is a file; --out names the folder the profile is written to")
+    base = next((p for p in (out, *out.parents) if p.exists()), None)
+    if base is None or not base.is_dir():
+        raise EnrolmentError(f"cannot write the profile to {out}: {base} is not a folder")
+    if not os.access(base, os.W_OK | os.X_OK):
+        raise EnrolmentError(f"cannot write the profile to {out}: {base} may not be written")
+
+
 def enroll(folder: str | Path, out: str | Path, *, model: str | Path | None = None,
            finder: Finder | None = None) -> Profile:
     """`companion vision enroll DIR --out PROFILE`: fit and save a profile."""
+    check_out(Path(out))  # before minutes of work, not after
     try:
         classifier = FaceClassifier(model)
     except ModelError as exc:
