@@ -23,13 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-import cv2
 import numpy as np
 import numpy.typing as npt
 
 from companion.fileperm import private_dir, write_private
 from companion.vision.classify import FACES, FaceClassifier, ModelError, softmax
 from companion.vision.crop import cut_faces
+from companion.vision.image_file import ImageFileError, load_image
 
 F32 = npt.NDArray[np.float32]
 PROFILE_FILE = "profile.npz"
@@ -206,10 +206,10 @@ def collect(folder: str | Path, finder: Finder | None = None) -> tuple[npt.NDArr
             raise EnrolmentError(f"{sub} holds no PNG or JPEG frames; enrolment needs folders {', '.join(FACES)}")
         frames[face] = len(files)
         for path in files:
-            raw = cv2.imread(str(path), cv2.IMREAD_COLOR)
-            if raw is None:
-                raise EnrolmentError(f"{path} is not a readable image")
-            image = np.asarray(raw, np.uint8)
+            try:
+                image = load_image(path)
+            except ImageFileError as exc:
+                raise EnrolmentError(str(exc)) from None
             found = [d for d in find(image) if getattr(d, "clean", True)]
             batch = cut_faces(image, [d.corners for d in found])
             crops.extend(batch)

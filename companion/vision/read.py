@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-import cv2
 import numpy as np
 import numpy.typing as npt
 
 from companion.vision.crop import CROP_SIZE
 from companion.vision.detect import DetectorSettings, FoundDie, find_dice
+from companion.vision.image_file import ImageFileError as ReadError  # an image that cannot be read
+from companion.vision.image_file import load_image
 
 UNKNOWN = "?"
 Finder = Callable[[npt.NDArray[np.uint8]], list[FoundDie]]
@@ -70,10 +71,6 @@ class DieReading:
                 "confidence": round(self.confidence, 3)}
 
 
-class ReadError(Exception):
-    """An image could not be read; the message is one sentence."""
-
-
 class Reader:
     """Finder and face classifier together; build once, then read frame after frame."""
 
@@ -112,23 +109,6 @@ class Reader:
             face = str(r.face) if die.clean else UNKNOWN
             out.append(DieReading(die.center[0], die.center[1], face, float(r.confidence), die.corners))
         return out
-
-
-def load_image(path: Path | str) -> npt.NDArray[np.uint8]:
-    """Decode an image file as BGR, or raise ReadError with one sentence."""
-    p = Path(path)
-    if not p.exists():
-        raise ReadError(f"{p} does not exist")
-    if p.is_dir():
-        raise ReadError(f"{p} is a folder, not an image")
-    try:
-        data = np.fromfile(p, np.uint8)
-    except OSError as exc:
-        raise ReadError(f"{p} cannot be opened ({exc.strerror})") from None
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    if image is None:
-        raise ReadError(f"{p} is not an image OpenCV can decode")
-    return np.asarray(image, np.uint8)
 
 
 @dataclass(frozen=True)

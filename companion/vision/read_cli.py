@@ -103,7 +103,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 def _calibration_frame(path: str | None) -> npt.NDArray[np.uint8]:
     from companion.vision.calibration import CalibrationError
-    from companion.vision.read import ReadError, load_image
+    from companion.vision.image_file import ImageFileError as ReadError
+    from companion.vision.image_file import load_image
     from companion.vision.sources import FrameSourceError, PiCameraSource, WebcamSource
 
     if path is not None:

@@ -238,10 +238,12 @@ class ImageFilesSource(_Source):
             self._next = 0
         path = self._files[self._next]
         self._next += 1
-        frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if frame is None:
-            raise FrameSourceError(f"{path} is not an image")
-        return np.asarray(frame, np.uint8)
+        from companion.vision.image_file import ImageFileError, load_image
+
+        try:
+            return load_image(path)
+        except ImageFileError as exc:
+            raise FrameSourceError(str(exc)) from None
 
     def close(self) -> None:
         self._files, self._next = [], 0
