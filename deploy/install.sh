@@ -5,12 +5,15 @@
 #   sudo deploy/install.sh --dry-run   print every step, change nothing
 #   sudo deploy/install.sh --uninstall remove what it added, keep the game databases
 #   sudo deploy/install.sh --uninstall --purge   ... and the databases too
+#   deploy/install.sh --print-unit     print the service unit as it would be installed
 #
 # Layout on the Pi:
 #   /opt/companion/src    this repository (the model in models/ stays beside the code)
 #   /opt/companion/venv   venv with --system-site-packages: picamera2/libcamera come from apt
 #   /var/lib/companion    home of user companion: data/companion (games database),
-#                         config/companion (calibration, enrolment profile)
+#                         config/companion (calibration, enrolment profile, table key)
+# COMPANION_PREFIX and COMPANION_DATA move the first two; the service unit is written
+# from systemd/companion.service.in with them.
 set -euo pipefail
 
 PREFIX=${COMPANION_PREFIX:-/opt/companion}
@@ -25,7 +28,7 @@ mode=install
 purge=0
 
 usage() {
-    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 for arg in "$@"; do
@@ -33,6 +36,7 @@ for arg in "$@"; do
         --dry-run) dry_run=1 ;;
         --uninstall) mode=uninstall ;;
         --purge) purge=1 ;;
+        --print-unit) mode=print-unit ;;
         -h | --help) usage; exit 0 ;;
         *) echo "install.sh: unknown option '$arg' (see --help)" >&2; exit 2 ;;
     esac
@@ -59,6 +63,11 @@ need_root() {
     fi
 }
 
+# The unit with this install's paths (systemd/companion.service.in).
+render_unit() {
+    sed -e "s#@PREFIX@#$PREFIX#g" -e "s#@DATA@#$DATA#g" "$SRC_DIR/systemd/companion.service.in"
+}
+
 have_user() {
     id -u "$USER_NAME" >/dev/null 2>&1
 }
@@ -68,12 +77,13 @@ install_all() {
     run apt-get update
     run apt-get install -y --no-install-recommends "${APT_PACKAGES[@]}"
 
-    step "User $USER_NAME in the video group"
+    step "User $USER_NAME in the video and audio groups only (camera, microphone)"
     if have_user; then
-        run usermod -a -G video,tty,input,audio "$USER_NAME"
+        # -G without -a: exactly these groups (older installs added tty and input)
+        run usermod -G video,audio "$USER_NAME"
     else
         run useradd --system --home-dir "$DATA" --shell /usr/sbin/nologin \
-            --groups video,tty,input,audio "$USER_NAME"
+            --groups video,audio "$USER_NAME"
     fi
 
     step "Code in $PREFIX/src"
@@ -87,17 +97,29 @@ install_all() {
     run "$PREFIX/venv/bin/pip" install --upgrade pip
     run "$PREFIX/venv/bin/pip" install -e "$PREFIX/src[pi]"
 
-    step "Data folder $DATA and the default calibration"
-    run install -d -o "$USER_NAME" -g "$USER_NAME" -m 0750 "$DATA" "$DATA/data" "$DATA/config" \
+    step "Data folder $DATA (0700), the default calibration and the table key (0600)"
+    run install -d -o "$USER_NAME" -g "$USER_NAME" -m 0700 "$DATA" "$DATA/data" "$DATA/config" \
         "$DATA/data/companion" "$DATA/config/companion"
     # A calibration made on this Pi is never overwritten by the default.
     if [ ! -e "$DATA/config/companion/calibration.json" ]; then
-        run install -o "$USER_NAME" -g "$USER_NAME" -m 0640 \
+        run install -o "$USER_NAME" -g "$USER_NAME" -m 0600 \
             "$SRC_DIR/calibration/default.json" "$DATA/config/companion/calibration.json"
     fi
+    # The key that seals this table's games (docs/verify.md); never replaced once made.
+    if [ ! -e "$DATA/config/companion/table.key" ]; then
+        run "$PREFIX/venv/bin/companion" key new --out "$DATA/config/companion/table.key"
+        run chown "$USER_NAME:$USER_NAME" "$DATA/config/companion/table.key"
+    fi
 
-    step "Service on tty1"
-    run install -m 0644 "$SRC_DIR/systemd/companion.service" "$UNIT_DIR/companion.service"
+    step "Service on tty1 ($UNIT_DIR/companion.service, from systemd/companion.service.in)"
+    if [ "$dry_run" -eq 1 ]; then
+        printf '[dry-run] %s\n' "render_unit > $UNIT_DIR/companion.service"
+    else
+        printf '+ %s\n' "render_unit > $UNIT_DIR/companion.service"
+        mkdir -p "$UNIT_DIR"
+        render_unit > "$UNIT_DIR/companion.service"
+        chmod 0644 "$UNIT_DIR/companion.service"
+    fi
     run systemctl daemon-reload
     run systemctl enable companion.service
     run systemctl restart companion.service
@@ -124,6 +146,10 @@ uninstall_all() {
     step "Done: getty on tty1 comes back at the next boot (or: systemctl start getty@tty1)"
 }
 
+if [ "$mode" = print-unit ]; then
+    render_unit
+    exit 0
+fi
 need_root
 if [ "$mode" = install ]; then
     install_all

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -15,7 +16,15 @@ from companion import doctor, paths
 
 REPO = Path(__file__).resolve().parents[1]
 INSTALL = REPO / "deploy" / "install.sh"
-UNIT = REPO / "systemd" / "companion.service"
+UNIT_TEMPLATE = REPO / "systemd" / "companion.service.in"
+
+
+def rendered_unit(prefix: str = "/opt/companion", data: str = "/var/lib/companion") -> str:
+    """The unit as install.sh writes it for these paths."""
+    env = {**os.environ, "COMPANION_PREFIX": prefix, "COMPANION_DATA": data}
+    proc = subprocess.run(["bash", str(INSTALL), "--print-unit"], capture_output=True, text=True, env=env,
+                          check=True)
+    return proc.stdout
 
 
 @pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed")
@@ -32,18 +41,42 @@ def test_unit_verifies(tmp_path: Path) -> None:
     exe.write_text("#!/bin/sh\n")
     exe.chmod(0o755)
     unit = tmp_path / "companion.service"
-    unit.write_text(UNIT.read_text().replace("/opt/companion/venv/bin/companion", str(exe)))
+    unit.write_text(rendered_unit().replace("/opt/companion/venv/bin/companion", str(exe)))
     proc = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, check=False)
     problems = [ln for ln in proc.stderr.splitlines() if "companion.service" in ln]
     assert proc.returncode == 0 and not problems, proc.stderr
 
 
 def test_unit_has_what_the_design_asks() -> None:
-    text = UNIT.read_text()
-    for line in ("User=companion", "SupplementaryGroups=video", "Conflicts=getty@tty1.service", "TTYPath=/dev/tty1",
-                 "StandardInput=tty", "Restart=on-failure", "NoNewPrivileges=yes", "ProtectSystem=strict",
-                 "ReadWritePaths=/var/lib/companion", "PrivateTmp=yes", "StandardError=journal", "--resume"):
+    text = rendered_unit()
+    for line in ("User=companion", "SupplementaryGroups=video audio\n", "Conflicts=getty@tty1.service",
+                 "TTYPath=/dev/tty1", "StandardInput=tty", "Restart=on-failure", "NoNewPrivileges=yes",
+                 "ProtectSystem=strict", "ReadWritePaths=/var/lib/companion\n", "PrivateTmp=yes",
+                 "StandardError=journal", "--resume", "UMask=0077", "CapabilityBoundingSet=\n",
+                 "RestrictAddressFamilies=AF_UNIX\n", "DevicePolicy=closed", "SystemCallFilter=@system-service"):
         assert line in text, line
+    assert "@PREFIX@" not in text and "@DATA@" not in text
+    for group in ("tty", "input"):
+        assert group not in text.split("SupplementaryGroups=")[1].splitlines()[0]
+
+
+def test_unit_takes_the_paths_install_was_given() -> None:
+    text = rendered_unit("/srv/comp", "/data/table7")
+    assert "ExecStart=/srv/comp/venv/bin/companion play --resume" in text
+    assert "ReadWritePaths=/data/table7\n" in text and "WorkingDirectory=/data/table7\n" in text
+    assert "XDG_DATA_HOME=/data/table7/data" in text and "XDG_CONFIG_HOME=/data/table7/config" in text
+    assert "/opt/companion" not in text and "/var/lib/companion" not in text
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+def test_unit_exposure_is_at_most_2_5(tmp_path: Path) -> None:
+    unit = tmp_path / "companion.service"
+    unit.write_text(rendered_unit())
+    proc = subprocess.run(["systemd-analyze", "security", "--offline=yes", str(unit)], capture_output=True,
+                          text=True, check=False)
+    found = re.search(r"Overall exposure level for companion.service: ([0-9.]+)", proc.stdout)
+    assert found, proc.stdout + proc.stderr
+    assert float(found.group(1)) <= 2.5, proc.stdout
 
 
 def _install(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -58,7 +91,7 @@ def test_install_dry_run_prints_every_step_and_changes_nothing(tmp_path: Path) -
     out = proc.stdout
     for needle in ("apt-get install -y --no-install-recommends python3-picamera2", "useradd", "video",
                    "venv --system-site-packages", "pip install -e", "[pi]", "calibration/default.json",
-                   "systemctl enable companion.service"):
+                   "key new --out", "-m 0700", "render_unit >", "systemctl enable companion.service"):
         assert needle in out, needle
     assert all(line.startswith(("[dry-run]", "==>")) for line in out.splitlines())
     assert list(tmp_path.iterdir()) == []
