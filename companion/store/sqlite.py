@@ -100,9 +100,9 @@ def _json_object(text: Any, what: str) -> dict[str, Any]:
     try:
         value = json.loads(_str(text, what))
     except (ValueError, RecursionError):
-        raise DamagedRow(f"{what} is damaged (not JSON)") from None
+        raise DamagedRow(f"{what} cannot be read: damaged, not JSON") from None
     if not isinstance(value, dict):
-        raise DamagedRow(f"{what} is damaged (not a JSON object)")
+        raise DamagedRow(f"{what} cannot be read: damaged, not a JSON object")
     return value
 
 
@@ -385,7 +385,7 @@ class SQLiteStore:
         g = _int(gid, "a game number")
         tag_map = _json_object(tags, f"the tags of game {g}")
         if not all(isinstance(k, str) and isinstance(v, str) for k, v in tag_map.items()):
-            raise DamagedRow(f"the tags of game {g} are damaged (not names and text)")
+            raise DamagedRow(f"the tags of game {g} cannot be read: damaged, not names and text")
         if finished not in (0, 1):
             raise DamagedRow(f"the finished mark of game {g} is damaged")
         return GameInfo(g, _str(created, f"the start time of game {g}"), tag_map,

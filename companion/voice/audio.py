@@ -37,7 +37,7 @@ def read_wav(path: str | Path) -> Samples:
     except IsADirectoryError:
         raise AudioError(f"{path} is a folder, not a WAV file") from None
     except (wave.Error, EOFError, OSError, struct.error) as exc:
-        raise AudioError(f"{path} is not a readable PCM WAV file ({exc or 'it is cut short'})") from None
+        raise AudioError(f"{path} is not a readable PCM WAV file ({str(exc) or 'it is cut short'})") from None
     frame = width * channels
     raw = raw[: len(raw) - len(raw) % frame]  # a file cut inside its last frame: that frame is dropped
     data = _to_float(raw, width).reshape(-1, channels).mean(axis=1)
