@@ -56,6 +56,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"companion export: cannot write {args.out}: {exc.strerror}", file=sys.stderr)
             return 2
+        print(f"companion export: {len(games)} game{'s' if len(games) != 1 else ''} written to {args.out} "
+              f"({args.format})", file=sys.stderr)
     else:
         sys.stdout.write(out)
     return 1 if store.damage or any(ex.problem for ex in games) else 0
@@ -69,6 +71,9 @@ def _cmd_standings(args: argparse.Namespace) -> int:
         print(json.dumps({"records": counted, "standings": [s.to_json() for s in ranked],
                           "set_aside": [{"file": a.file, "line": a.line, "rule": a.rule, "reason": a.reason}
                                         for a in aside]}, ensure_ascii=False, indent=2))
+    elif not counted:  # nothing to rank: say why in one place, no empty table
+        why = "; ".join(str(a) for a in aside) or "no records found"
+        print(f"companion standings: no record could be counted: {why}", file=sys.stderr)
     else:
         print(standings_text(ranked, aside, counted))
     return 0 if counted or not aside else 1
@@ -99,9 +104,10 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     d.set_defaults(func=_cmd_demo)
 
     e = subparsers.add_parser("export", help="print stored games as records, JSON or CSV")
-    e.add_argument("db", metavar="DB")
+    e.add_argument("db", metavar="DB", help="the games database")
     e.add_argument("--game", default="all", help="a game number, 'last' or 'all' (default)")
-    e.add_argument("--format", choices=["record", "json", "csv"], default="record")
+    e.add_argument("--format", choices=["record", "json", "csv"], default="record",
+                   help="game records (NOTATION.md, default), or JSON/CSV for play-logging apps")
     e.add_argument("--out", metavar="FILE", help="write to FILE instead of printing")
     e.add_argument("--evidence", metavar="DIR", help="also write each roll's kept frame and dice as read to DIR")
     e.set_defaults(func=_cmd_export)
@@ -112,5 +118,5 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     s.set_defaults(func=_cmd_standings)
 
     v = subparsers.add_parser("verify", help="check a database's hash chain, or replay a record")
-    v.add_argument("path", metavar="DB|RECORD")
+    v.add_argument("path", metavar="DB|RECORD", help="a games database or a game record")
     v.set_defaults(func=_cmd_verify)
