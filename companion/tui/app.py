@@ -15,7 +15,7 @@ from textual.timer import Timer
 
 from ..rules import Options
 from ..secretary import Secretary
-from .camera import TableCamera
+from .camera import Seen, TableCamera
 from .players import DemoPlayers
 from .screens.info import HelpScreen, HistoryScreen
 from .screens.phase import PhaseScreen
@@ -145,6 +145,23 @@ class SecretaryApp(App[None]):
             tmp = self.record_path.with_suffix(".tmp")
             tmp.write_text(self.session.record_text(), encoding="utf-8")
             os.replace(tmp, self.record_path)
+
+    def export_evidence(self, seen: Seen | None, what: str) -> str:
+        """The camera's frame of ``seen``, annotated, as a JPEG beside the database; a sentence."""
+        from .evidence import NoEvidence, export_jpeg
+
+        if seen is None:
+            return "no camera frame yet: nothing to export"
+        where = getattr(self.secretary.store, "path", None)
+        folder = (Path(where).parent if where else Path.cwd()) / "evidence"
+        game = self.secretary.game_id or 0
+        try:
+            path = export_jpeg(seen, folder, f"game{game}", header=f"game {game}: {what}")
+        except NoEvidence as exc:
+            return str(exc)
+        except OSError as exc:
+            return f"cannot write the frame to {folder}: {exc.strerror}"
+        return f"the frame, annotated, was written to {path}"
 
     # -------------------------------------------------------- demo pacing
     def schedule(self, step: Callable[[], None], factor: float = 1.0) -> None:

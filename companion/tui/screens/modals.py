@@ -12,6 +12,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...rules import Action, PhaseResult
+from ..camera import Seen
 from ..describe import action_text, result_rows
 
 
@@ -73,27 +74,63 @@ class ScoringScreen(ModalScreen[None]):
 
 
 class DisputeScreen(ModalScreen[str]):
-    """The camera disagrees with the rules about a layout: the secretary settles it."""
+    """The camera disagrees with the rules about a layout: the secretary settles it.
+
+    The frame the camera read can be written out, annotated, for the players
+    to look at on a phone or a laptop (``e``).
+    """
 
     BINDINGS = [
         Binding("a", "settle('accept')", "rules stand"),
         Binding("r", "settle('reread')", "read again"),
         Binding("x", "settle('correct')", "correct the turn"),
+        Binding("e", "evidence", "frame as JPEG"),
     ]
 
-    def __init__(self, cult: str, expected: tuple[str, ...], seen: tuple[str, ...]) -> None:
+    def __init__(self, cult: str, expected: tuple[str, ...], seen: tuple[str, ...],
+                 look: Seen | None = None) -> None:
         super().__init__()
         self.cult, self.expected, self.seen = cult, expected, seen
+        self.look = look
 
     def compose(self) -> ComposeResult:
         exp = " ".join(self.expected) or "nothing"
         saw = " ".join(self.seen) or "nothing"
         with Vertical(classes="dialog dispute"):
             yield Static(f"Dispute: {self.cult}'s layout", classes="dialog-title")
-            yield Static(f"the rules say it holds:  {exp}\nthe camera sees:         {saw}")
+            yield Static(f"the rules say it holds:  {exp}\nthe camera sees:         {saw}\n"
+                         f"{difference_text(self.expected, self.seen)}")
             yield Static("a  the rules stand: put the dice right on the table\n"
                          "r  read the table again\n"
-                         "x  the call was keyed wrong: correct the last turn", classes="hint")
+                         "x  the call was keyed wrong: correct the last turn\n"
+                         "e  write the camera's frame, annotated, as a JPEG", classes="hint")
+            yield Static("", id="evidence", classes="hint")
 
     def action_settle(self, how: str) -> None:
         self.dismiss(how)
+
+    def action_evidence(self) -> None:
+        from ..app import SecretaryApp
+
+        app = self.app
+        assert isinstance(app, SecretaryApp)
+        said = app.export_evidence(self.look, f"dispute over {self.cult}'s layout")
+        self.query_one("#evidence", Static).update(said)
+
+
+def difference_text(expected: tuple[str, ...], seen: tuple[str, ...]) -> str:
+    """What the camera misses and what it sees in excess, in words."""
+    from collections import Counter
+
+    want, got = Counter(expected), Counter(f for f in seen if f != "?")
+    missing = sorted((want - got).elements(), key="I123E".index)
+    extra = sorted((got - want).elements(), key="I123E".index)
+    unread = seen.count("?")
+    parts = []
+    if missing:
+        parts.append(f"not seen: {' '.join(missing)}")
+    if extra:
+        parts.append(f"not placed by the call: {' '.join(extra)}")
+    if unread:
+        parts.append(f"{unread} unreadable")
+    return "; ".join(parts) or "the same dice"
