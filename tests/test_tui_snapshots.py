@@ -46,7 +46,7 @@ async def phase(pilot: Pilot[None]) -> None:
     await key_faces(pilot, "I23E1I")
     await pilot.press("i", "c", "enter")
     await pilot.pause()
-    await pilot.press("down", "down", "enter")  # IÄÄ! Cthulhu! place I23
+    await pilot.press("i", "2", "3", "enter")  # the placed dice typed: IÄÄ! Cthulhu! place I23
     await key_faces(pilot, "EE1", enter=False)
 
 
@@ -56,7 +56,7 @@ async def phase_six(pilot: Pilot[None]) -> None:
     await key_faces(pilot, "I23E1I")
     await pilot.press("i", "c", "f", "enter")
     await pilot.pause()
-    await pilot.press("enter")  # IÄÄ! Cthulhu! Fhtagn! place I3E, the first way
+    await pilot.press("i", "3", "e", "enter")  # IÄÄ! Cthulhu! Fhtagn! place I3E, typed
     await key_faces(pilot, "I2", enter=False)
 
 

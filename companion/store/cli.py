@@ -93,13 +93,24 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    d = subparsers.add_parser("demo", help="a whole game on the simulated table, kept in the store")
+    d = subparsers.add_parser(
+        "demo", help="a whole game on the simulated table",
+        description="On screen: Anna, Ben, Cleo… play to 60 points on the simulated table; the renderer "
+                    "draws each roll and the vision pipeline reads it when the face model is installed, "
+                    "the table map shows what was read, and a cult makes an illegal call now and then. "
+                    "With --headless: the game of `companion simulate --seed S --cults N` (Cult1, Cult2…, "
+                    "the rulebook's target) is fed to the secretary, stored, and its record printed.")
     d.add_argument("--headless", action="store_true", help="no screens: print the record and the winners")
-    d.add_argument("--db", metavar="PATH", help="the database (default: the user data folder)")
+    d.add_argument("--db", metavar="PATH",
+                   help="keep the game in this database (default: a throw-away one on screen; "
+                        "the user data folder with --headless, so that --resume can finish it)")
     # None when not given: --resume then takes any unfinished demo game, not only seed 1
     d.add_argument("--seed", type=int, help="the seed of the dice (default 1)")
     d.add_argument("--cults", type=int, choices=range(2, 7), metavar="N", help="2 to 6 cults (default 3)")
-    d.add_argument("--resume", action="store_true", help="finish the unfinished demo game without asking")
+    d.add_argument("--target", type=int, help="on screen: points to win (default 60, a short game)")
+    d.add_argument("--pace", type=float, help="seconds between steps on screen (default 0.4)")
+    d.add_argument("--resume", action="store_true",
+                   help="with --headless: finish the unfinished demo game of --db without asking")
     d.add_argument("--crash-after", type=int, help=argparse.SUPPRESS)  # tests: kill -9 after N events
     d.set_defaults(func=_cmd_demo)
 

@@ -23,8 +23,6 @@ from .screens.rolloff import RollOffScreen
 from .screens.setup import SetupScreen
 from .session import TableSession
 
-DEMO_CULTS = ("Anna", "Ben", "Cleo")
-
 
 class VoiceListener(Protocol):
     """What the screens use of companion.voice.listen.Listener (an optional extra)."""
@@ -69,8 +67,10 @@ class SecretaryApp(App[None]):
         tags: dict[str, str] | None = None,
         ansi: bool | None = None,
         listener: VoiceListener | None = None,
+        notice: str = "",
     ) -> None:
         super().__init__(ansi_color=ansi)
+        self.notice = notice
         self.listener = listener
         self.secretary = secretary
         self.resumed = resumed
@@ -108,7 +108,7 @@ class SecretaryApp(App[None]):
         elif self.options is not None:
             self.start_game(self.options)
         else:
-            self.push_screen(SetupScreen(self.camera_status, self.cults_default))
+            self.push_screen(SetupScreen(self.camera_status, self.cults_default, self.notice))
 
     def on_unmount(self) -> None:
         # A camera worker may be waiting for a roll: stop it so quitting never hangs.
@@ -232,14 +232,14 @@ def run_demo(args: argparse.Namespace) -> int:
     """
     import tempfile
 
+    from ..demo import DEFAULT_SEED, demo_options, demo_tags
     from ..store.base import StoreError
     from .camera import SimulatedCamera
     from .vision_reader import vision_reader
 
-    seed = int(getattr(args, "seed", None) or 1)
-    n = int(getattr(args, "cults", None) or 3)
-    cults = (DEMO_CULTS + ("Dora", "Emil", "Fay"))[:n]
-    options = Options.make(cults, target=int(getattr(args, "target", None) or 60))
+    seed = int(getattr(args, "seed", None) or DEFAULT_SEED)
+    options = demo_options(args)
+    cults = options.cults
     reader, how = vision_reader()
     with tempfile.TemporaryDirectory(prefix="companion-demo-") as tmp:
         db = Path(getattr(args, "db", None) or Path(tmp) / "demo.db")
@@ -258,7 +258,7 @@ def run_demo(args: argparse.Namespace) -> int:
             demo=DemoPlayers(cults, seed),
             options=options,
             pace=float(getattr(args, "pace", None) or 0.4),
-            tags={"Event": "Demo", "Round": str(seed), "Secretary": "companion demo"},
+            tags=demo_tags(seed),
             ansi=_ansi_console(),
         )
         holder.append(app)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -11,32 +12,79 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...rules import Action, PhaseResult
+from ...rules import Action, CallAction, PhaseResult
 from ..camera import Seen
-from ..describe import action_text, result_rows
+from ..describe import FACE_KEYS, action_text, result_rows, tentacles_in
 
 
 class ChoiceScreen(ModalScreen[Action | None]):
-    """Pick one of the legal actions for this roll (or the ways to carry out a call)."""
+    """Pick one of the legal actions for this roll (or the ways to carry out a call).
+
+    With ``typed`` the secretary may type the dice placed (``i 1 2 3 e``):
+    the first way that places exactly those dice is highlighted and Enter
+    takes it; the list stays for picking with the arrow keys.
+    """
 
     BINDINGS = [Binding("escape", "cancel", "back")]
 
-    def __init__(self, title: str, actions: list[Action]) -> None:
+    def __init__(self, title: str, actions: list[Action], typed: bool = False) -> None:
         super().__init__()
         self.title_text = title
         self.actions = actions
+        self.typed = typed
+        self.keyed: list[str] = []
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(self.title_text, classes="dialog-title")
+            if self.typed:
+                yield Static(self._typed_text(), id="typed")
             yield OptionList(*[Option(action_text(a), id=str(i)) for i, a in enumerate(self.actions)])
-            yield Static("up/down choose · enter take it · esc back", classes="hint")
+            yield Static("type the dice placed, or up/down choose · enter take it · esc back" if self.typed
+                         else "up/down choose · enter take it · esc back", classes="hint")
+
+    def _typed_text(self) -> Text:
+        if not self.keyed:
+            return Text("placed: type them (i 1 2 3 e), backspace to undo", style="dim")
+        want = sorted(self.keyed, key="I123E".index)
+        found = self.match()
+        tail = "" if found is not None else " · no way places these dice"
+        return Text.assemble(("placed: ", "bold"), (" ".join(want), "bold cyan"), (tail, "red"))
+
+    def match(self) -> int | None:
+        """The first way that places exactly the typed dice."""
+        want = sorted(self.keyed)
+        for i, a in enumerate(self.actions):
+            if isinstance(a, CallAction) and sorted(a.place) == want:
+                return i
+        return None
+
+    def on_key(self, event: events.Key) -> None:
+        if not self.typed:
+            return
+        if event.key in FACE_KEYS:
+            self.keyed.append(FACE_KEYS[event.key])
+        elif event.key == "backspace" and self.keyed:
+            self.keyed.pop()
+        else:
+            return
+        event.stop()
+        found = self.match()
+        if found is not None:
+            self.query_one(OptionList).highlighted = found
+        self.query_one("#typed", Static).update(self._typed_text())
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(self.actions[event.option_index])
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def largest_first(ways: list[CallAction]) -> list[CallAction]:
+    """Ways to carry out a call, the most dice placed first, then the most tentacles."""
+    return sorted(ways, key=lambda a: (-len(a.place), -tentacles_in(a.place),
+                                       "".join(sorted(a.place, key="I123E".index)), a.take))
 
 
 def scoring_table(result: PhaseResult, totals: dict[str, int]) -> Table:
@@ -55,10 +103,11 @@ class ScoringScreen(ModalScreen[None]):
 
     BINDINGS = [Binding("enter", "close", "continue"), Binding("escape", "close", "continue", show=False)]
 
-    def __init__(self, result: PhaseResult, totals: dict[str, int]) -> None:
+    def __init__(self, result: PhaseResult, totals: dict[str, int], game_over: bool = False) -> None:
         super().__init__()
         self.result = result
         self.totals = dict(totals)
+        self.game_over = game_over
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -67,7 +116,7 @@ class ScoringScreen(ModalScreen[None]):
             yield Static(scoring_table(self.result, self.totals))
             yield Static("complete adds, not complete subtracts (SC3); "
                          "a doubler stone doubles (SC2)", classes="hint")
-            yield Static("enter: next phase", classes="hint")
+            yield Static("enter: the end of the game" if self.game_over else "enter: next phase", classes="hint")
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -37,7 +37,7 @@ from ..session import TurnOutcome
 from ..tablemap import DiePicked, MapView, TableMap, layout_dice, roll_places
 from ..widgets import Board, center_line
 from .info import EndScreen, HistoryScreen
-from .modals import ChoiceScreen, DisputeScreen, ScoringScreen, difference_text
+from .modals import ChoiceScreen, DisputeScreen, ScoringScreen, difference_text, largest_first
 
 if TYPE_CHECKING:
     from ..app import SecretaryApp
@@ -374,7 +374,8 @@ class PhaseScreen(Screen[None]):
             self.submit(ways[0])
         elif ways:
             self.app.push_screen(
-                ChoiceScreen(f"{self.cult} calls {call_text(call)}: which dice?", list(ways)),
+                ChoiceScreen(f"{self.cult} calls {call_text(call)}: which dice?", list(largest_first(ways)),
+                             typed=True),
                 self._chosen,
             )
         else:
@@ -539,7 +540,7 @@ class PhaseScreen(Screen[None]):
         if outcome.scored is None:
             self.sapp.schedule(self.next_turn)
             return
-        screen = ScoringScreen(outcome.scored, self.game.totals)
+        screen = ScoringScreen(outcome.scored, self.game.totals, game_over=self.game.finished)
         self.app.push_screen(screen, lambda _: self.next_turn())
         if self.sapp.demo is not None:
             self.sapp.schedule(partial(self._dismiss_scoring, screen), factor=4.0)
