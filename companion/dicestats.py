@@ -24,9 +24,12 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .rules.faces import DIE_SIDES, FACES
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 #: C2: the chance of each motif on a fair die.
 EXPECTED_P: dict[str, float] = {f: DIE_SIDES.count(f) / len(DIE_SIDES) for f in FACES}
@@ -101,6 +104,16 @@ class FaceStats:
         more = "often" if self.counts[face] > self.expected(face) else "rarely"
         return f"looks biased after {n} dice: {face} comes up too {more}"
 
+    @property
+    def short_verdict(self) -> str:
+        """The verdict in a word or three, for a table cell."""
+        v = self.verdict
+        if v.startswith("too few"):
+            return "too few rolls"
+        if v.startswith("fair"):
+            return "fair"
+        return "biased: " + v.split(": ", 1)[1].replace("comes up too ", "too ")
+
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name, "rolls": self.rolls, "dice": self.dice,
@@ -119,6 +132,22 @@ def table_text(groups: list[FaceStats]) -> str:
         lines.append(f"{g.name[:22]:<22} {g.dice:>5} {cells} {g.chi2:>6.2f} {g.p:>6.3f}")
         lines.append(f"{'':<22} {g.verdict}")
     return "\n".join(lines)
+
+
+def compact_table(groups: list[FaceStats]) -> Table:
+    """The end screen's table: seen/expected per motif, chi-square's p and the verdict."""
+    from rich.table import Table
+
+    t = Table(box=None, header_style="bold")
+    t.add_column("rolled/expected", no_wrap=True)
+    for f in FACES:
+        t.add_column(f, justify="right", no_wrap=True)
+    t.add_column("p", justify="right", no_wrap=True)
+    t.add_column("verdict", no_wrap=True)
+    for g in groups:
+        t.add_row(g.name, *(f"{g.counts[f]}/{g.expected(f):.0f}" for f in FACES), f"{g.p:.2f}",
+                  g.short_verdict)
+    return t
 
 
 # ------------------------------------------------------------ sources
@@ -225,6 +254,20 @@ def games_from_paths(paths: list[str]) -> tuple[list[GameRolls], list[str]]:
             continue
         games.append(game_from_record_text(p.name, text))
     return games, aside
+
+
+def per_cult(name: str, events: Iterable[object]) -> list[FaceStats]:
+    """The whole game's rolls, then each cult's ("these dice hate me")."""
+    from .record.notation import StartRoll, Turn
+
+    total = FaceStats(name)
+    cults: dict[str, FaceStats] = {}
+    for ev in events:
+        if isinstance(ev, StartRoll | Turn):
+            faces = ev.faces if isinstance(ev, StartRoll) else ev.roll
+            total.add(faces)
+            cults.setdefault(ev.cult, FaceStats(ev.cult)).add(faces)
+    return [total, *cults.values()]
 
 
 def grouped(games: list[GameRolls]) -> list[FaceStats]:

@@ -9,6 +9,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
+from ...dicestats import FaceStats, compact_table
 from ...rules import Game
 from ..describe import end_sentence
 
@@ -95,10 +96,11 @@ class EndScreen(Screen[None]):
 
     BINDINGS = [Binding("h", "history", "history"), Binding("ctrl+q", "app.quit", "quit")]
 
-    def __init__(self, game: Game, record_path: str | None) -> None:
+    def __init__(self, game: Game, record_path: str | None, dice: list[FaceStats] | None = None) -> None:
         super().__init__()
         self.game = game
         self.record_path = record_path
+        self.dice = dice or []  # the game's dice statistics, whole game first
 
     def compose(self) -> ComposeResult:
         g = self.game
@@ -114,6 +116,10 @@ class EndScreen(Screen[None]):
                          id="winners")
             yield Static(end_sentence(g) + f" after {len(g.results)} phases.")
             yield Static(t)
+            if self.dice:
+                yield Static(compact_table(self.dice), id="dice")
+                yield Static(f"the dice: {self.dice[0].verdict} (a fair die shows IÄÄ! on 2 faces of 6, "
+                             "every other motif on 1; chi-square test)", classes="hint")
             if self.record_path:
                 yield Static(f"record saved to {self.record_path}", classes="hint")
         yield Footer()

@@ -19,6 +19,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from ...dicestats import per_cult
 from ...rules import Action, CallAction, Game, GiveUp, Word
 from ...rules.calls import call_text
 from ...secretary import SecretaryError
@@ -176,7 +177,8 @@ class PhaseScreen(Screen[None]):
         if g.finished:
             self.stage = "over"
             self.refresh_view()
-            self.app.switch_screen(EndScreen(g, self.sapp.record_path_text()))
+            dice = per_cult("the game", (inp.event for inp in self.sapp.session.sec.inputs))
+            self.app.switch_screen(EndScreen(g, self.sapp.record_path_text(), dice))
             return
         assert g.to_move is not None
         self.cult = g.to_move
