@@ -124,8 +124,11 @@ class PhaseScreen(Screen[None]):
         self.query_one("#center", Static).update(center_line(g))
         label = "last roll" if self.stage == "done" else "roll"
         size = self.entry.size
-        roll = Text.assemble((label, "bold"), f" {self.cult} ({size} {'die' if size == 1 else 'dice'}): ",
-                             (self.entry.text(), "bold cyan"))
+        roll = Text.assemble((label, "bold"), f" {self.cult} ({size} {'die' if size == 1 else 'dice'}): ")
+        for i, face in enumerate(self.entry.text().split(" ")):  # the die picked on the map stands out
+            picked = self.stage == "roll" and i == self.picked
+            roll.append(face, "bold black on bright_yellow" if picked else "bold red" if face == "?" else "bold cyan")
+            roll.append(" " if i + 1 < max(size, 1) else "")
         if self.stage == "roll":
             roll.append(" · keys i 1 2 3 e · enter · left/right pick" if size > 1 else
                         " · keys i 1 2 3 e, enter", style="dim")
