@@ -254,3 +254,32 @@ def test_evidence_json_of_a_plain_read_stays_a_list() -> None:
     assert fixed is not None and json.loads(fixed.dice_json())["corrected"] == [{"die": 2, "keyed": "2", "read": "?"}]
     assert _evidence(None) is None
 
+
+
+def test_map_uses_only_the_consoles_sixteen_colours() -> None:
+    from rich.style import Style
+
+    from companion.tui import tablemap
+
+    for name in ("STYLE_CENTER", "STYLE_LAYOUT", "STYLE_TO_MOVE", "STYLE_DIE", "STYLE_UNREAD", "STYLE_PICKED"):
+        style = Style.parse(getattr(tablemap, name))
+        for colour in (style.color, style.bgcolor):
+            assert colour is None or (colour.number is not None and colour.number < 16), name
+
+
+@sync
+async def test_a_click_on_the_map_picks_a_die() -> None:
+    app = manual_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await rolloff(pilot)
+        await key_faces(pilot, "I23E1", enter=False)
+        scr = app.screen
+        assert isinstance(scr, PhaseScreen)
+        table_map = scr.query_one("#map", TableMap)
+        await pilot.pause()
+        row, col = table_map.cells[2]
+        inner, outer = table_map.content_region, table_map.region  # the wide map has a border
+        await pilot.click("#map", offset=(col + inner.x - outer.x, row + inner.y - outer.y))
+        assert scr.picked == 2
+        await pilot.press("1")
+        assert scr.entry.roll == tuple("I21E1")

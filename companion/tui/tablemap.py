@@ -244,9 +244,10 @@ class TableMap(Widget):
         return text
 
     def on_click(self, event: Click) -> None:
-        if not self.cells:
+        at = event.get_content_offset(self)
+        if not self.cells or at is None:
             return
-        row, col = event.y, event.x
+        row, col = at.y, at.x
         index, (r, c) = min(self.cells.items(), key=lambda kv: abs(kv[1][0] - row) * 2 + abs(kv[1][1] - col))
         if abs(r - row) <= 1 and abs(c - col) <= 2:
             self.post_message(DiePicked(index))
