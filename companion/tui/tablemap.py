@@ -86,11 +86,12 @@ class MapView:
 
 
 def _spread(rect: Rect, n: int) -> list[tuple[float, float]]:
-    """n places along the long side of a rectangle, evenly spaced."""
+    """n places along the long side of a rectangle, evenly spaced, clear of its name at the top."""
     x0, y0, x1, y1 = rect
     if x1 - x0 >= y1 - y0:
-        return [(x0 + (i + 0.5) * (x1 - x0) / n, (y0 + y1) / 2) for i in range(n)]
-    return [((x0 + x1) / 2, y0 + (i + 0.5) * (y1 - y0) / n) for i in range(n)]
+        return [(x0 + (i + 0.5) * (x1 - x0) / n, y0 + 0.7 * (y1 - y0)) for i in range(n)]
+    top = y0 + 0.15 * (y1 - y0)
+    return [((x0 + x1) / 2, top + (i + 0.5) * (y1 - top) / n) for i in range(n)]
 
 
 @dataclass

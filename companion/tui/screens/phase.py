@@ -148,8 +148,10 @@ class PhaseScreen(Screen[None]):
         """The table as the camera saw it last (or as the rules have it), with the roll as keyed."""
         g = self._judging_game() if self.correcting else self.game
         look = None if self.correcting else self.look
-        roll_look = self.roll_look if self.stage in ("roll", "call", "forfeit", "done") else None
-        faces = tuple(self.entry.faces) if self.stage != "wait" else ()
+        # after the verdict the roll's dice have gone to the layout, the center or the pool
+        shown = self.stage in ("roll", "call", "forfeit")
+        roll_look = self.roll_look if shown else None
+        faces = tuple(self.entry.faces) if shown else ()
         at = roll_places(roll_look.dice, len(roll_look.roll)) if roll_look and roll_look.dice else ()
         return MapView(
             cults=g.cults,
