@@ -1,4 +1,4 @@
-"""The ``companion`` command."""
+"""companion: the table companion for IÄÄ! Cthulhu! Fhtagn! (reads the dice, judges the calls, keeps the score)."""
 
 from __future__ import annotations
 
@@ -44,24 +44,33 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="companion", description=__doc__)
+    p = argparse.ArgumentParser(
+        prog="companion", description=__doc__,
+        epilog="`companion COMMAND --help` describes a command. Guides: README.md, docs/game-night.md.")
     p.add_argument("--version", action="version", version=f"companion {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    r = sub.add_parser("replay", help="check a game record against the rules")
-    r.add_argument("file", metavar="FILE")
+    r = sub.add_parser("replay", help="check a game record against the rules",
+                       description="Replays a game record (NOTATION.md) line by line. "
+                                   "Exit 0 ok, 1 a line breaks a rule, 2 the file cannot be read.")
+    r.add_argument("file", metavar="FILE", help="the game record")
     r.add_argument("--json", action="store_true", help="print one JSON object")
     r.set_defaults(func=_cmd_replay)
 
-    s = sub.add_parser("simulate", help="play games with seeded dice and write their records")
-    s.add_argument("--cults", type=int, default=3)
-    s.add_argument("--seed", type=int, default=1)
-    s.add_argument("--games", type=int, default=1)
+    s = sub.add_parser("simulate", help="play games with seeded dice and write their records",
+                       description="Plays seeded games with simple strategies and prints their records, "
+                                   "or writes them to --out as game-SEED.txt.")
+    s.add_argument("--cults", type=int, default=3, help="cults per game, 2 to 6 (default 3)")
+    s.add_argument("--seed", type=int, default=1, help="seed of the first game; game n uses seed+n (default 1)")
+    s.add_argument("--games", type=int, default=1, help="how many games (default 1)")
     s.add_argument("--out", metavar="DIR", help="folder for the records (default: print them)")
-    s.add_argument("--strategy", default="mixed", choices=["random", "greedy", "cautious", "mixed"])
-    s.add_argument("--target", type=int)
-    s.add_argument("--start-rule", choices=["sum", "count"], default="sum")
-    s.add_argument("--doublers", choices=["return", "keep"], default="return")
+    s.add_argument("--strategy", default="mixed", choices=["random", "greedy", "cautious", "mixed"],
+                   help="how the cults choose their calls; mixed draws one per cult (default)")
+    s.add_argument("--target", type=int, help="points to win (default: the rulebook's, S3)")
+    s.add_argument("--start-rule", choices=["sum", "count"], default="sum",
+                   help="the roll-off counts the sum of tentacles or the tentacle dice (ST1; default sum)")
+    s.add_argument("--doublers", choices=["return", "keep"], default="return",
+                   help="doubler stones return after scoring or stay with a cult (DB2; default return)")
     s.set_defaults(func=_cmd_simulate)
 
     for group, modules in _GROUPS.items():
@@ -74,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_from("companion.store.cli", sub)
     _add_from("companion.doctor", sub)
     _add_from("companion.voice.cli", sub)
+    _add_from("companion.dicestats", sub)
     return p
 
 

@@ -30,6 +30,19 @@ from .store.paths import default_db_path
 
 DEFAULT_SEED = 1
 DEFAULT_CULTS = 3
+#: The demo on screen plays these cults to this target: a short game to watch.
+DEMO_CULTS = ("Anna", "Ben", "Cleo", "Dora", "Emil", "Fay")
+DEMO_TARGET = 60
+
+
+def demo_options(args: argparse.Namespace) -> Options:
+    n = getattr(args, "cults", None) or DEFAULT_CULTS
+    return Options.make(list(DEMO_CULTS[:n]), target=getattr(args, "target", None) or DEMO_TARGET)
+
+
+def demo_tags(seed: int) -> dict[str, str]:
+    return {"Event": "Demo", "Round": str(seed), "Date": datetime.now().astimezone().strftime("%Y.%m.%d"),
+            "Table": "demo", "Secretary": "companion demo"}
 Entry = StartRoll | Turn
 #: Turns the dice on the table into the dice as read, with the evidence to keep.
 Reader = Callable[[Entry], tuple[Entry, Evidence | None]]
@@ -158,11 +171,10 @@ def run_headless(args: argparse.Namespace) -> int:
                   file=sys.stderr)
         else:
             seed = DEFAULT_SEED if args.seed is None else args.seed
+            # the game of `companion simulate --seed S --cults N`, which the tests compare with
             options = Options.make([f"Cult{i + 1}" for i in range(args.cults or DEFAULT_CULTS)])
             strategies = strategy_names(seed, options.cults)
-            tags = {"Event": "Demo", "Round": str(seed), "Date": datetime.now().astimezone().strftime("%Y.%m.%d"),
-                    "Table": "demo"}
-            sec.start_game(options, tags, {"demo": {"seed": seed, "strategies": strategies}})
+            sec.start_game(options, demo_tags(seed), {"demo": {"seed": seed, "strategies": strategies}})
         table = SimulatedTable(sec.options, seed, strategies)
         play(sec, table, after_event=_crash_hook(getattr(args, "crash_after", None)))
         sys.stdout.write(sec.record_text())

@@ -236,5 +236,5 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser("doctor", help="check camera, model, calibration, storage, clock and service")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_doctor)

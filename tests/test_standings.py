@@ -71,5 +71,6 @@ def test_text_report_and_simulated_tables(tmp_path: Path, capsys: pytest.Capture
 
 def test_nothing_to_count(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["standings", str(tmp_path / "missing.txt")])
-    text = capsys.readouterr().out
-    assert code == 1 and "missing.txt: no such file" in text
+    out, err = capsys.readouterr()
+    assert code == 1 and out == ""  # no empty table
+    assert err.count("missing.txt") == 1 and "missing.txt: no such file" in err  # the path said once

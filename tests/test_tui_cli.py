@@ -49,3 +49,17 @@ async def test_sixteen_colour_console_plays_a_turn() -> None:
         await pilot.pause()
         assert isinstance(app.screen, PhaseScreen) and app.ansi_color
         assert app.session.game.layouts["Anna"] == ["I"]
+
+
+def test_resume_with_nothing_to_resume_says_so_on_the_screen(tmp_path: object, monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    seen: list[str] = []
+
+    def run(self: SecretaryApp) -> None:  # instead of the screens: what would they show?
+        seen.append(self.notice)
+
+    monkeypatch.setattr(SecretaryApp, "run", run)
+    db = f"{tmp_path}/games.db"
+    assert run_play(_args("--manual", "--resume", "--db", db)) == 0
+    assert seen and "holds no unfinished game, so this is a new one" in seen[0] and db in seen[0]
+    assert capsys.readouterr().err == ""  # a line printed before the screens would vanish under them

@@ -13,6 +13,7 @@ from companion.tui.describe import (
     end_sentence,
     legal_calls_text,
     result_rows,
+    take_text,
     working_text,
 )
 from companion.tui.screens.info import KEYS, EndScreen
@@ -53,8 +54,15 @@ def test_consequences_of_a_legal_call() -> None:
         "place I3E into Anna's layout; invocation complete; 3 pool dice to the center (E1); "
         "takes a doubler stone (DB1)")
     k3 = CallAction(parse_call("IÄÄ! Ph'nglui!"), ("I",), ("center",))
-    assert consequences(g, "Anna", k3) == "place I into Anna's layout; take center"
+    assert consequences(g, "Anna", k3) == "place I into Anna's layout; take a die from the center"
     assert consequences(g, "Anna", GiveUp("E")) == "give up E to the center"
+    k8 = CallAction(parse_call("Ph'nglui! Fhtagn!"), (), ("center", "Ben"))
+    assert take_text(k8.take) == "take a die from the center and a die from Ben's pool"
+    assert take_text(("center", "center")) == "take 2 dice from the center"  # not "take center, center"
+    k11_all = CallAction(parse_call("IÄÄ! Cthulhu! Fhtagn!"), tuple("I333E3"))
+    g.pools["Anna"] = 6
+    text = consequences(g, "Anna", k11_all)
+    assert "0 pool dice" not in text and "no pool dice are left for the center (E1)" in text
 
 
 def test_legal_calls_and_end_sentences() -> None:

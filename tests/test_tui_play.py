@@ -172,7 +172,11 @@ async def test_camera_dispute_is_shown_and_recorded() -> None:
         assert isinstance(app.screen, DisputeScreen)
         await pilot.press("a")
         await pilot.pause(0.1)
-        assert f"dispute: camera saw 3 in {cult}'s layout" in app.record_text()
+        lines = app.record_text().splitlines()
+        note = next(i for i, ln in enumerate(lines) if ln.startswith(f"# dispute after {cult}'s turn in phase 1"))
+        assert f"the camera saw 3 in {cult}'s layout where the rules have" in lines[note]
+        assert "not seen:" in lines[note] and "the rules stand" in lines[note]
+        assert lines[note - 1].startswith(f"{cult}: ")  # in its place: right after the turn it is about
         assert g.to_move != cult or g.phase == 2
 
 

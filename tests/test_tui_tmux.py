@@ -48,8 +48,13 @@ def test_demo_in_tmux_as_a_person_would() -> None:
     cmd = f"{sys.executable} -m companion demo --seed 2 --cults 3; echo companion exited $?; sleep 60"
     _tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "24", "-e", "TERM=xterm-256color", cmd)
     try:
-        first = _wait(session, lambda s: "Phase 1" in s and "pool" in s, 60)
+        first = _wait(session, lambda s: "Phase 1" in s and "pool" in s and "[center" in s, 60)
         assert "Anna" in first and "Ben" in first and "Cleo" in first
+        # the table map under the board: each layout with its cult's name, the center with its dice
+        assert "[Anna]" in first and "[Ben]" in first
+        lines = first.splitlines()
+        board_end = max(i for i, ln in enumerate(lines) if "Cleo" in ln and "open" in ln)
+        assert any("[center" in ln for ln in lines[board_end + 1:])
         _keys(session, "Space")
         _wait(session, lambda s: "PAUSED" in s, 10)
         time.sleep(0.5)  # a camera read already under way may still land

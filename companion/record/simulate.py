@@ -157,7 +157,11 @@ def simulate_main(args: argparse.Namespace) -> int:
         return 2
     out = Path(args.out) if args.out else None
     if out:
-        out.mkdir(parents=True, exist_ok=True)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            print(f"companion simulate: cannot make the folder {out}: {exc.strerror}", file=sys.stderr)
+            return 2
     names = list(STRATEGIES)
     for n in range(args.games):
         seed = args.seed + n
@@ -168,9 +172,18 @@ def simulate_main(args: argparse.Namespace) -> int:
         }
         sim = play_game(opts, seed, strategies, tags={"Event": "Simulation", "Round": str(seed)})
         if out:
-            (out / f"game-{seed:06d}.txt").write_text(sim.record, encoding="utf-8")
+            try:
+                (out / f"game-{seed:06d}.txt").write_text(sim.record, encoding="utf-8")
+            except OSError as exc:
+                print(f"companion simulate: cannot write to {out}: {exc.strerror}", file=sys.stderr)
+                return 2
         else:
             sys.stdout.write(sim.record)
             if n + 1 < args.games:
                 sys.stdout.write("\n")
+    if out:
+        first, last = f"game-{args.seed:06d}.txt", f"game-{args.seed + args.games - 1:06d}.txt"
+        which = first if args.games == 1 else f"{first} … {last}"
+        print(f"companion simulate: {args.games} record{'s' if args.games != 1 else ''} written to {out}/ ({which})",
+              file=sys.stderr)
     return 0

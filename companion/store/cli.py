@@ -64,6 +64,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"companion export: cannot write {args.out}: {exc.strerror}", file=sys.stderr)
             return 2
+        print(f"companion export: {len(games)} game{'s' if len(games) != 1 else ''} written to {args.out} "
+              f"({args.format})", file=sys.stderr)
     else:
         sys.stdout.write(out)
     return 1 if problems or store.damage else 0
@@ -77,6 +79,9 @@ def _cmd_standings(args: argparse.Namespace) -> int:
         print(json.dumps({"records": counted, "standings": [s.to_json() for s in ranked],
                           "set_aside": [{"file": a.file, "line": a.line, "rule": a.rule, "reason": a.reason}
                                         for a in aside]}, ensure_ascii=False, indent=2))
+    elif not counted:  # nothing to rank: say why in one place, no empty table
+        why = "; ".join(str(a) for a in aside) or "no records found"
+        print(f"companion standings: no record could be counted: {why}", file=sys.stderr)
     else:
         print(standings_text(ranked, aside, counted))
     return 0 if counted or not aside else 1
@@ -113,20 +118,32 @@ def _cmd_key(args: argparse.Namespace) -> int:
 
 
 def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    d = subparsers.add_parser("demo", help="a whole game on the simulated table, kept in the store")
+    d = subparsers.add_parser(
+        "demo", help="a whole game on the simulated table",
+        description="On screen: Anna, Ben, Cleo… play to 60 points on the simulated table; the renderer "
+                    "draws each roll and the vision pipeline reads it when the face model is installed, "
+                    "the table map shows what was read, and a cult makes an illegal call now and then. "
+                    "With --headless: the game of `companion simulate --seed S --cults N` (Cult1, Cult2…, "
+                    "the rulebook's target) is fed to the secretary, stored, and its record printed.")
     d.add_argument("--headless", action="store_true", help="no screens: print the record and the winners")
-    d.add_argument("--db", metavar="PATH", help="the database (default: the user data folder)")
+    d.add_argument("--db", metavar="PATH",
+                   help="keep the game in this database (default: a throw-away one on screen; "
+                        "the user data folder with --headless, so that --resume can finish it)")
     # None when not given: --resume then takes any unfinished demo game, not only seed 1
     d.add_argument("--seed", type=int, help="the seed of the dice (default 1)")
     d.add_argument("--cults", type=int, choices=range(2, 7), metavar="N", help="2 to 6 cults (default 3)")
-    d.add_argument("--resume", action="store_true", help="finish the unfinished demo game without asking")
+    d.add_argument("--target", type=int, help="on screen: points to win (default 60, a short game)")
+    d.add_argument("--pace", type=float, help="seconds between steps on screen (default 0.4)")
+    d.add_argument("--resume", action="store_true",
+                   help="with --headless: finish the unfinished demo game of --db without asking")
     d.add_argument("--crash-after", type=int, help=argparse.SUPPRESS)  # tests: kill -9 after N events
     d.set_defaults(func=_cmd_demo)
 
     e = subparsers.add_parser("export", help="print stored games as records, JSON or CSV")
-    e.add_argument("db", metavar="DB")
+    e.add_argument("db", metavar="DB", help="the games database")
     e.add_argument("--game", default="all", help="a game number, 'last' or 'all' (default)")
-    e.add_argument("--format", choices=["record", "json", "csv"], default="record")
+    e.add_argument("--format", choices=["record", "json", "csv"], default="record",
+                   help="game records (NOTATION.md, default), or JSON/CSV for play-logging apps")
     e.add_argument("--out", metavar="FILE", help="write to FILE instead of printing")
     e.add_argument("--evidence", metavar="DIR", help="also write each roll's kept frame and dice as read to DIR")
     e.set_defaults(func=_cmd_export)
@@ -137,7 +154,7 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     s.set_defaults(func=_cmd_standings)
 
     v = subparsers.add_parser("verify", help="check a database's hash chain, or replay a record")
-    v.add_argument("path", metavar="DB|RECORD")
+    v.add_argument("path", metavar="DB|RECORD", help="a games database or a game record")
     v.add_argument("--key", metavar="FILE", help="the table key to check the seals with (default: this "
                    "machine's table key, if it has one)")
     v.add_argument("--organiser-key", metavar="FILE", help="also check the seals of a tournament organiser's key "

@@ -87,7 +87,8 @@ def standings(paths: list[str]) -> tuple[list[CultStats], list[SetAside], int]:
         try:
             r = replay_file(p)
         except UnreadableRecord as exc:
-            aside.append(SetAside(str(p), None, None, str(exc)))
+            reason = str(exc).removeprefix(f"{p}: ").removeprefix(f"{p} ")  # the path is said once
+            aside.append(SetAside(str(p), None, None, reason))
             continue
         if r.error is not None:
             aside.append(SetAside(str(p), r.error.line, r.error.rule, r.error.message))

@@ -15,15 +15,13 @@ from textual.timer import Timer
 
 from ..rules import Options
 from ..secretary import Secretary
-from .camera import TableCamera
+from .camera import Seen, TableCamera
 from .players import DemoPlayers
 from .screens.info import HelpScreen, HistoryScreen
 from .screens.phase import PhaseScreen
 from .screens.rolloff import RollOffScreen
 from .screens.setup import SetupScreen
 from .session import TableSession
-
-DEMO_CULTS = ("Anna", "Ben", "Cleo")
 
 
 class VoiceListener(Protocol):
@@ -69,8 +67,10 @@ class SecretaryApp(App[None]):
         tags: dict[str, str] | None = None,
         ansi: bool | None = None,
         listener: VoiceListener | None = None,
+        notice: str = "",
     ) -> None:
         super().__init__(ansi_color=ansi)
+        self.notice = notice
         self.listener = listener
         self.secretary = secretary
         self.resumed = resumed
@@ -110,7 +110,7 @@ class SecretaryApp(App[None]):
         elif self.options is not None:
             self.start_game(self.options)
         else:
-            self.push_screen(SetupScreen(self.camera_status, self.cults_default))
+            self.push_screen(SetupScreen(self.camera_status, self.cults_default, self.notice))
 
     def _say_store_news(self) -> None:
         for sentence in self.secretary.store_news():
@@ -151,6 +151,23 @@ class SecretaryApp(App[None]):
             tmp = self.record_path.with_suffix(".tmp")
             tmp.write_text(self.session.record_text(), encoding="utf-8")
             os.replace(tmp, self.record_path)
+
+    def export_evidence(self, seen: Seen | None, what: str) -> str:
+        """The camera's frame of ``seen``, annotated, as a JPEG beside the database; a sentence."""
+        from .evidence import NoEvidence, export_jpeg
+
+        if seen is None:
+            return "no camera frame yet: nothing to export"
+        where = getattr(self.secretary.store, "path", None)
+        folder = (Path(where).parent if where else Path.cwd()) / "evidence"
+        game = self.secretary.game_id or 0
+        try:
+            path = export_jpeg(seen, folder, f"game{game}", header=f"game {game}: {what}")
+        except NoEvidence as exc:
+            return str(exc)
+        except OSError as exc:
+            return f"cannot write the frame to {folder}: {exc.strerror}"
+        return f"the frame, annotated, was written to {path}"
 
     # -------------------------------------------------------- demo pacing
     def schedule(self, step: Callable[[], None], factor: float = 1.0) -> None:
@@ -221,14 +238,14 @@ def run_demo(args: argparse.Namespace) -> int:
     """
     import tempfile
 
+    from ..demo import DEFAULT_SEED, demo_options, demo_tags
     from ..store.base import StoreError
     from .camera import SimulatedCamera
     from .vision_reader import vision_reader
 
-    seed = int(getattr(args, "seed", None) or 1)
-    n = int(getattr(args, "cults", None) or 3)
-    cults = (DEMO_CULTS + ("Dora", "Emil", "Fay"))[:n]
-    options = Options.make(cults, target=int(getattr(args, "target", None) or 60))
+    seed = int(getattr(args, "seed", None) or DEFAULT_SEED)
+    options = demo_options(args)
+    cults = options.cults
     reader, how = vision_reader()
     with tempfile.TemporaryDirectory(prefix="companion-demo-") as tmp:
         db = Path(getattr(args, "db", None) or Path(tmp) / "demo.db")
@@ -247,7 +264,7 @@ def run_demo(args: argparse.Namespace) -> int:
             demo=DemoPlayers(cults, seed),
             options=options,
             pace=float(getattr(args, "pace", None) or 0.4),
-            tags={"Event": "Demo", "Round": str(seed), "Secretary": "companion demo"},
+            tags=demo_tags(seed),
             ansi=_ansi_console(),
         )
         holder.append(app)

@@ -12,7 +12,7 @@ import random
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..record.simulate import roll_dice
 from ..rules import Game
@@ -26,17 +26,61 @@ ImageReader = Callable[[object], list[tuple[float, float, str, float]]]
 
 
 @dataclass(frozen=True)
+class MapDie:
+    """A read die where it lies on the mat (millimetres), for the table map.
+
+    ``kind`` is the zone's kind ("rolling", "center", "layout" or "off"),
+    ``seat`` the layout's seat (1..n) for layout dice.
+    """
+
+    x: float
+    y: float
+    face: str
+    confidence: float
+    kind: str
+    seat: int | None = None
+    px: float = 0.0  # where it is in the frame, for the annotated evidence
+    py: float = 0.0
+
+
+@dataclass(frozen=True)
 class Seen:
     """One settled look at the table.
 
     ``roll`` holds the faces in the rolling area, ``layouts`` the faces in
     each cult's layout zone. ``truth`` is known only on the simulated table.
+    ``dice`` places every read die on the mat (the roll's dice first, in the
+    order of ``roll``); ``frame`` is the image read (BGR), kept for evidence;
+    ``paper`` the mat's size. Cameras without positions leave them empty.
     """
 
     roll: tuple[str, ...]
     layouts: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     truth: tuple[str, ...] | None = None
     source: str = ""
+    dice: tuple[MapDie, ...] = ()
+    frame: object | None = None
+    paper: str = "A3"
+
+
+def seen_from_placed(placed: Sequence[object], cal: object, cults: Sequence[str], source: str,
+                     frame: object, truth: tuple[str, ...] | None = None,
+                     roll_kinds: tuple[str, ...] = ("rolling", "center")) -> Seen:
+    """A Seen from the zones' PlacedDie list: the roll, the layouts and every die on the mat."""
+    from ..vision.calibration import Calibration
+    from ..vision.zones import PlacedDie
+
+    assert isinstance(cal, Calibration)
+    dice = [d for d in placed if isinstance(d, PlacedDie)]
+    rolled = [d for d in dice if d.kind in roll_kinds]
+    rest = [d for d in dice if d.kind not in roll_kinds]
+    where: list[Any] = list(cal.to_mat([[d.x, d.y] for d in rolled + rest])) if dice else []
+    on_mat = tuple(MapDie(float(m[0]), float(m[1]), d.face, d.confidence, d.kind, d.cult, d.x, d.y)
+                   for d, m in zip(rolled + rest, where, strict=True))
+    roll = tuple(d.face for d in rolled)
+    layouts = {c: tuple(d.face for d in dice if d.kind == "layout" and d.cult == seat)
+               for seat, c in enumerate(cults, start=1)}
+    return Seen(roll, layouts, truth, source, on_mat, frame, cal.paper)
 
 
 class CameraError(Exception):
@@ -169,10 +213,7 @@ def _read_rendered(cam: SimulatedCamera, g: Game) -> Seen:
     table = cam.table(len(g.cults))
     frame = table.read()
     placed = place_dice(table.calibration, cam.reader(frame))
-    roll = tuple(d.face for d in placed if d.kind in ("rolling", "center"))
-    layouts = {c: tuple(d.face for d in placed if d.kind == "layout" and d.cult == seat)
-               for seat, c in enumerate(g.cults, start=1)}
-    return Seen(roll, layouts, cam._rolling, cam.name)
+    return seen_from_placed(placed, table.calibration, g.cults, cam.name, frame, cam._rolling)
 
 
 def fill_unread(seen: tuple[str, ...], keyed: Sequence[str]) -> tuple[str, ...]:

@@ -50,17 +50,19 @@ def run_play(args: argparse.Namespace) -> int:
         print(f"companion play: {exc}", file=sys.stderr)
         return 2
     resumed = False
+    notice = ""
     if args.resume:
         info = secretary.unfinished_game()
         if info is None or "demo" in info.meta:
-            print("companion play: no unfinished game to resume; starting a new one", file=sys.stderr)
+            # said on the setup screen: a line printed here would vanish under the screen
+            notice = f"--resume: {db} holds no unfinished game, so this is a new one"
         else:
             secretary.resume(info.id)
             resumed = True
     tags = {"Event": args.event} if args.event else {}
     app = SecretaryApp(secretary, resumed=resumed, camera=camera, camera_status=status, cults=args.cults,
                        record_path=Path(args.record) if args.record else None, tags=tags,
-                       ansi=_ansi_console())
+                       ansi=_ansi_console(), notice=notice)
     if args.voice:
         app.listener = _open_listener(app, args.mic)
     try:

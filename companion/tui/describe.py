@@ -60,13 +60,27 @@ def consequences(before: Game, cult: str, action: Action) -> str:
     else:
         parts.append("place nothing")
     if action.take:
-        parts.append("take " + ", ".join(action.take))
+        parts.append(take_text(action.take))
     if s.fhtagn:
         rest = before.pools[cult] - len(action.place) + len(action.take)
-        parts.append(f"invocation complete; {rest} pool {'die' if rest == 1 else 'dice'} to the center (E1)")
+        if rest:
+            parts.append(f"invocation complete; {rest} pool {'die' if rest == 1 else 'dice'} to the center (E1)")
+        else:
+            parts.append("invocation complete; no pool dice are left for the center (E1)")
         if s.iaa and s.cthulhu and before.stones_center > 0 and cult not in before.held:
             parts.append("takes a doubler stone (DB1)")
     return "; ".join(parts)
+
+
+def take_text(take: tuple[str, ...]) -> str:
+    """F1/F2 in words: 'take 2 dice from the center', 'take a die from Ben's pool'."""
+    from collections import Counter
+
+    parts = []
+    for where, n in Counter(take).items():
+        dice = "a die" if n == 1 else f"{n} dice"
+        parts.append(f"{dice} from the center" if where == "center" else f"{dice} from {where}'s pool")
+    return "take " + " and ".join(parts)
 
 
 def working_text(w: Working) -> str:

@@ -6,7 +6,7 @@ import threading
 from collections.abc import Mapping
 from pathlib import Path
 
-from .camera import CameraError, ImageReader, Seen
+from .camera import CameraError, ImageReader, Seen, seen_from_placed
 from .vision_reader import load_reader
 
 
@@ -37,10 +37,8 @@ class LiveCamera:
         from ..vision.zones import place_dice
 
         placed = place_dice(self.calibration, self.reader(frame))  # type: ignore[arg-type]
-        roll = tuple(d.face for d in placed if d.kind == "rolling")
-        layouts = {c: tuple(d.face for d in placed if d.kind == "layout" and d.cult == seat)
-                   for seat, c in enumerate(self.cult_names, start=1)}
-        return Seen(roll, layouts, None, self.name)
+        return seen_from_placed(placed, self.calibration, self.cult_names, self.name, frame,
+                                roll_kinds=("rolling",))
 
     def read_roll(self, cult: str, n: int) -> Seen:
         from ..vision.settle import SettleDetector, wait_for_roll

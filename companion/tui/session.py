@@ -46,7 +46,7 @@ class TableSession:
 
     def __init__(self, secretary: Secretary) -> None:
         self.sec = secretary
-        self.notes: list[str] = []
+        self.notes: list[tuple[int, str]] = []  # (record lines before the note, the note)
         self.last: TurnOutcome | None = None
 
     @classmethod
@@ -65,7 +65,7 @@ class TableSession:
     # ------------------------------------------------------------ roll-off
     def submit_start_roll(self, cult: str, faces: tuple[str, ...], seen: tuple[str, ...] | None = None) -> str | None:
         """ST1/ST2 (raises RuleError); the start cult once the roll-off is decided."""
-        return self.sec.submit_start_roll(cult, faces, _evidence(seen))
+        return self.sec.submit_start_roll(cult, faces, _evidence(seen, faces))
 
     def rolloff_to_roll(self) -> tuple[str, ...]:
         """The cults that still roll in the current round of the roll-off."""
@@ -80,7 +80,7 @@ class TableSession:
     # ---------------------------------------------------------------- turns
     def submit_turn(self, cult: str, roll: tuple[str, ...], action: Action,
                     seen: tuple[str, ...] | None = None) -> TurnOutcome:
-        res = self.sec.submit_turn(cult, roll, action, _evidence(seen))
+        res = self.sec.submit_turn(cult, roll, action, _evidence(seen, roll))
         self.last = _outcome(cult, roll, action, res)
         return self.last
 
@@ -124,17 +124,31 @@ class TableSession:
         return self.last
 
     def add_note(self, text: str) -> None:
-        self.notes.append(text)
+        """A comment for the record, placed after the lines written so far (the turn it is about)."""
+        self.notes.append((len(self.sec.record_text().splitlines()), text))
 
     # --------------------------------------------------------------- record
     def record_text(self) -> str:
-        """The stored record, then the secretary's notes of this sitting as comments."""
+        """The stored record with the secretary's notes of this sitting as comments, each in its place."""
         text = self.sec.record_text()
-        if self.notes:
-            text += "\n" + "".join(f"# {n}\n" for n in self.notes)
-        return text
+        if not self.notes:
+            return text
+        lines = text.splitlines()
+        for at, note in sorted(self.notes, key=lambda n: n[0], reverse=True):
+            lines.insert(min(at, len(lines)), f"# {note}")
+        return "\n".join(lines) + "\n"
 
 
-def _evidence(seen: tuple[str, ...] | None) -> Evidence | None:
-    """The camera's reading kept with the event, so a dispute can be looked at later."""
-    return Evidence(dice=list(seen)) if seen is not None else None
+def _evidence(seen: tuple[str, ...] | None, keyed: tuple[str, ...] | None = None) -> Evidence | None:
+    """The camera's reading kept with the event, so a dispute can be looked at later.
+
+    Dice the secretary changed on the map (a misread, a ``?``) are listed
+    with what the camera read: the event holds the roll as keyed.
+    """
+    if seen is None:
+        return None
+    fixed = [{"die": i + 1, "read": r, "keyed": k}
+             for i, (r, k) in enumerate(zip(seen, keyed or seen, strict=False)) if r != k]
+    if keyed is not None and len(keyed) != len(seen):
+        return Evidence(dice={"read": list(seen), "keyed": list(keyed), "note": "the camera saw another number of dice"})
+    return Evidence(dice={"read": list(seen), "corrected": fixed}) if fixed else Evidence(dice=list(seen))

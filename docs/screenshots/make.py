@@ -21,8 +21,8 @@ sys.path.insert(0, str(ROOT))
 
 from tests.test_tui_snapshots import SCREENS  # noqa: E402
 
-SHOTS = ("demo", "setup", "rolloff", "phase", "verdict_illegal", "legal_calls", "scoring", "dispute", "history",
-         "end", "help")
+SHOTS = ("demo", "map_read", "setup", "rolloff", "phase", "verdict_illegal", "legal_calls", "scoring", "dispute",
+         "history", "end", "help")
 SIZE = (100, 30)
 
 

@@ -9,6 +9,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
+from ...dicestats import FaceStats, compact_table
 from ...rules import Game
 from ..describe import end_sentence
 
@@ -17,8 +18,11 @@ KEYS: list[tuple[str, str, str]] = [
     ("setup", "tab / shift+tab", "move between fields"),
     ("setup", "enter / ctrl+s", "start the game"),
     ("roll", "i 1 2 3 e", "key a die: IÄÄ!, 1, 2, 3 tentacles, Elder Sign (fills a ? first)"),
-    ("roll", "backspace", "remove the last die keyed"),
+    ("roll", "backspace", "remove the last die keyed (or make the picked die ?)"),
+    ("roll", "left / right", "pick a die of the roll on the table map, then key its motif"),
+    ("roll", "esc", "drop the pick"),
     ("roll", "enter", "the roll is complete"),
+    ("call", "esc, or backspace with no word", "back to the roll, to fix a die before the call"),
     ("call", "i c f p", "the words IÄÄ! Cthulhu! Fhtagn! Ph'nglui!, in the order spoken"),
     ("call", "backspace", "remove the last word"),
     ("call", "enter", "judge the call (then choose the dice if there is a choice)"),
@@ -29,10 +33,12 @@ KEYS: list[tuple[str, str, str]] = [
     ("choice", "up / down, enter", "pick a way to carry out the call, or a legal call; esc goes back"),
     ("phase", "x", "correct the last turn (a new event in the history)"),
     ("phase", "h / f2", "history: the game record so far"),
+    ("phase", "m", "show or hide the table map"),
+    ("phase", "w", "write the camera's last frame, annotated, as a JPEG (evidence)"),
     ("phase", "? / f1", "this help"),
     ("phase", "ctrl+q", "quit (the record is kept)"),
     ("scoring", "enter / esc", "go on to the next phase"),
-    ("dispute", "a r x", "rules stand / read again / correct the turn"),
+    ("dispute", "a r x e", "rules stand / read again / correct the turn / export the frame as a JPEG"),
     ("end", "h", "the whole record; ctrl+q quits"),
     ("demo", "space", "pause or go on"),
     ("demo", "s", "one step while paused"),
@@ -90,10 +96,11 @@ class EndScreen(Screen[None]):
 
     BINDINGS = [Binding("h", "history", "history"), Binding("ctrl+q", "app.quit", "quit")]
 
-    def __init__(self, game: Game, record_path: str | None) -> None:
+    def __init__(self, game: Game, record_path: str | None, dice: list[FaceStats] | None = None) -> None:
         super().__init__()
         self.game = game
         self.record_path = record_path
+        self.dice = dice or []  # the game's dice statistics, whole game first
 
     def compose(self) -> ComposeResult:
         g = self.game
@@ -109,6 +116,10 @@ class EndScreen(Screen[None]):
                          id="winners")
             yield Static(end_sentence(g) + f" after {len(g.results)} phases.")
             yield Static(t)
+            if self.dice:
+                yield Static(compact_table(self.dice), id="dice")
+                yield Static(f"the dice: {self.dice[0].verdict} (a fair die shows IÄÄ! on 2 faces of 6, "
+                             "every other motif on 1; chi-square test)", classes="hint")
             if self.record_path:
                 yield Static(f"record saved to {self.record_path}", classes="hint")
         yield Footer()

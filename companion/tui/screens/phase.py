@@ -15,9 +15,11 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from ...dicestats import per_cult
 from ...rules import Action, CallAction, Game, GiveUp, Word
 from ...rules.calls import call_text
 from ...secretary import SecretaryError
@@ -33,9 +35,10 @@ from ..describe import (
 from ..entry import RollEntry, matching, plain_action, words_text
 from ..messages import CallHeard, CameraFailed, RollSeen, TableSeen
 from ..session import TurnOutcome
+from ..tablemap import DiePicked, MapView, TableMap, layout_dice, roll_places
 from ..widgets import Board, center_line
 from .info import EndScreen, HistoryScreen
-from .modals import ChoiceScreen, DisputeScreen, ScoringScreen
+from .modals import ChoiceScreen, DisputeScreen, ScoringScreen, difference_text, largest_first
 
 if TYPE_CHECKING:
     from ..app import SecretaryApp
@@ -46,9 +49,13 @@ class PhaseScreen(Screen[None]):
         Binding("l", "legal", "legal calls"),
         Binding("x", "correct", "correct"),
         Binding("h", "history", "history"),
+        Binding("m", "map", "map"),
+        Binding("w", "evidence", "frame as JPEG", show=False),
         Binding("question_mark", "app.help", "help"),
         Binding("v", "talk", "talk", show=False),
     ]
+    # The map sits beside the board on a wide screen, under it on 80 columns.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
 
     def __init__(self) -> None:
         super().__init__()
@@ -63,6 +70,9 @@ class PhaseScreen(Screen[None]):
         self._pending: TurnOutcome | None = None
         self.seen: tuple[str, ...] | None = None  # the camera's reading of this roll, kept as evidence
         self.talking = False  # push-to-talk held open with the v key
+        self.look: Seen | None = None  # the camera's last look at the table, for the map
+        self.roll_look: Seen | None = None  # the look that read this roll (places of its dice)
+        self.picked: int | None = None  # the die of the roll picked on the map
 
     @property
     def sapp(self) -> SecretaryApp:
@@ -78,12 +88,15 @@ class PhaseScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="title")
-        yield Board(id="board")
-        yield Static(id="center")
-        yield Static(id="roll")
-        yield Static(id="call")
-        yield Static(id="verdict")
-        yield Static(id="status")
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                yield Board(id="board")
+                yield Static(id="center")
+                yield Static(id="roll")
+                yield Static(id="call")
+                yield Static(id="verdict")
+                yield Static(id="status")
+            yield TableMap(id="map")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -110,30 +123,67 @@ class PhaseScreen(Screen[None]):
         self.query_one("#board", Board).show(g)
         self.query_one("#center", Static).update(center_line(g))
         label = "last roll" if self.stage == "done" else "roll"
-        roll = Text.assemble((label, "bold"), f" {self.cult} ({self.entry.size} dice): ",
-                             (self.entry.text(), "bold cyan"))
+        size = self.entry.size
+        roll = Text.assemble((label, "bold"), f" {self.cult} ({size} {'die' if size == 1 else 'dice'}): ")
+        for i, face in enumerate(self.entry.text().split(" ")):  # the die picked on the map stands out
+            picked = self.stage == "roll" and i == self.picked
+            roll.append(face, "bold black on bright_yellow" if picked else "bold red" if face == "?" else "bold cyan")
+            roll.append(" " if i + 1 < max(size, 1) else "")
         if self.stage == "roll":
-            roll.append(" · keys i 1 2 3 e, enter", style="dim")
+            roll.append(" · keys i 1 2 3 e · enter · left/right pick" if size > 1 else
+                        " · keys i 1 2 3 e, enter", style="dim")
         self.query_one("#roll", Static).update(roll)
         call = Text.assemble(("call", "bold"), " ", (words_text(self.words), "bold magenta"))
         if self.stage == "call":
             call.append(" · give up: key the face" if self.giving else
-                        " · keys i c f p, enter · l legal · g give up", style="dim")
+                        " · keys i c f p, enter · l legal · g give up · esc edit the roll", style="dim")
         elif self.stage == "forfeit":
             call.append(" · forfeit: key the face of the die to give up", style="dim")
         self.query_one("#call", Static).update(call)
         self.query_one("#verdict", Static).update(self.verdict)
         self.query_one("#status", Static).update(Text(self.status, style="italic"))
+        self.query_one("#map", TableMap).show(self.map_view())
+
+    def map_view(self) -> MapView:
+        """The table as the camera saw it last (or as the rules have it), with the roll as keyed."""
+        g = self._judging_game() if self.correcting else self.game
+        look = None if self.correcting else self.look
+        # after the verdict the roll's dice have gone to the layout, the center or the pool
+        shown = self.stage in ("roll", "call", "forfeit")
+        roll_look = self.roll_look if shown else None
+        faces = tuple(self.entry.faces) if shown else ()
+        at = roll_places(roll_look.dice, len(roll_look.roll)) if roll_look and roll_look.dice else ()
+        return MapView(
+            cults=g.cults,
+            paper=look.paper if look else "A3",
+            roll=faces,
+            roll_at=at if len(at) == len(faces) else (),
+            layouts={c: tuple(g.layouts[c]) for c in g.cults},
+            layout_dice=layout_dice(look.dice) if look and look.dice else None,
+            center=g.center,
+            to_move=self.cult or g.to_move,
+            picked=self.picked if self.stage == "roll" else None,
+            source=look.source if look else "",
+        )
+
+    def action_evidence(self) -> None:
+        self.status = self.sapp.export_evidence(self.look, f"{self.cult}'s turn, phase {self.game.phase}")
+        self.refresh_view()
+
+    def action_map(self) -> None:
+        table_map = self.query_one("#map", TableMap)
+        table_map.display = not table_map.display
 
     # -------------------------------------------------------------- turns
     def next_turn(self) -> None:
         g = self.game
         self.words, self.giving, self.correcting = [], False, False
-        self.seen = None
+        self.seen, self.roll_look, self.picked = None, None, None
         if g.finished:
             self.stage = "over"
             self.refresh_view()
-            self.app.switch_screen(EndScreen(g, self.sapp.record_path_text()))
+            dice = per_cult("the game", (inp.event for inp in self.sapp.session.sec.inputs))
+            self.app.switch_screen(EndScreen(g, self.sapp.record_path_text(), dice))
             return
         assert g.to_move is not None
         self.cult = g.to_move
@@ -145,7 +195,8 @@ class PhaseScreen(Screen[None]):
                             thread=True, group="camera", exclusive=True)
         else:
             self.stage = "roll"
-            self.status = f"{self.cult} rolls {self.entry.size} dice: key them in"
+            n = self.entry.size
+            self.status = f"{self.cult} rolls {n} {'die' if n == 1 else 'dice'}: key {'it' if n == 1 else 'them'} in"
         self.refresh_view()
 
     def _read_roll(self, cult: str, size: int) -> None:
@@ -162,6 +213,7 @@ class PhaseScreen(Screen[None]):
         if self.stage != "wait" or msg.cult != self.cult:
             return  # a read that a correction or quit made stale
         self.seen = msg.seen.roll
+        self.look = self.roll_look = msg.seen
         self.entry = RollEntry(msg.size, list(msg.seen.roll[: msg.size]))
         got = len(msg.seen.roll)
         unread = msg.seen.roll.count("?")
@@ -192,15 +244,16 @@ class PhaseScreen(Screen[None]):
             self.entry.faces = list(truth)
         else:
             self.entry.faces = [t if f == "?" else f for f, t in zip(self.entry.faces, truth, strict=True)]
-        self.status = "the secretary keyed the dice the camera could not read"
-        self.confirm_roll()
+        self.confirm_roll("the secretary keyed the dice the camera could not read")
 
-    def confirm_roll(self) -> None:
+    def confirm_roll(self, note: str = "") -> None:
         if not self.entry.complete:
             self.status = f"key all {self.entry.size} dice first"
             self.refresh_view()
             return
         self.stage = "call"
+        self.picked = None
+        self.status = note or f"{self.cult} rolled {''.join(self.entry.roll)}: key the call (esc edits the roll)"
         listener = self.sapp.listener
         if listener is not None:
             # the grammar is narrowed to the calls this roll and layout allow
@@ -223,14 +276,26 @@ class PhaseScreen(Screen[None]):
     def on_key(self, event: events.Key) -> None:
         key = event.key
         if self.stage == "roll":
-            if self.entry.key(key):
+            if key in FACE_KEYS and self.picked is not None:
+                self.set_die(self.picked, FACE_KEYS[key])
+            elif self.entry.key(key):
                 pass
+            elif key in ("left", "right"):
+                self.pick(-1 if key == "left" else 1)
+            elif key == "escape" and self.picked is not None:
+                self.picked = None
             elif key == "backspace":
-                self.entry.backspace()
+                if self.picked is not None:
+                    self.set_die(self.picked, "?")
+                else:
+                    self.entry.backspace()
             elif key == "enter":
                 self.confirm_roll()
             else:
                 return
+        elif self.stage == "call" and not self.giving and (
+                key in ("escape", "left", "right") or (key == "backspace" and not self.words)):
+            self.edit_roll(pick=-1 if key == "left" else 1 if key == "right" else 0)
         elif self.stage == "forfeit":
             if key not in FACE_KEYS:
                 return
@@ -258,6 +323,47 @@ class PhaseScreen(Screen[None]):
         event.stop()
         self.refresh_view()
 
+    # --------------------------------------------------- editing the roll
+    def edit_roll(self, pick: int = 0) -> None:
+        """Back from the call to the roll: a mis-keyed or misread die is fixed before the call."""
+        self.stage = "roll"
+        self.words = []
+        if self.sapp.listener is not None:
+            self.sapp.listener.end_turn()
+            self.talking = False
+        if pick:
+            self.pick(pick)
+        self.status = "edit the roll: left/right pick a die and key its motif, backspace, enter when right"
+
+    def pick(self, step: int) -> None:
+        """Move the pick on the map to the next (or previous) die of the roll."""
+        n = len(self.entry.faces)
+        if n == 0:
+            return
+        if self.picked is None:
+            self.picked = 0 if step > 0 else n - 1
+        else:
+            self.picked = (self.picked + step) % n
+        self.status = f"die {self.picked + 1} of {n} picked on the map: key its motif (esc: no pick)"
+
+    def set_die(self, index: int, face: str) -> None:
+        """The secretary's motif for one die of the roll; the camera's read stays as evidence."""
+        if index >= len(self.entry.faces):
+            return
+        was = self.entry.faces[index]
+        self.entry.faces[index] = face
+        self.picked = None
+        self.status = (f"die {index + 1}: {was} -> {face}" + (" (the camera's read is kept as evidence)"
+                                                            if self.seen is not None else ""))
+
+    def on_die_picked(self, msg: DiePicked) -> None:
+        if self.stage == "call" and not self.giving:
+            self.edit_roll()
+        if self.stage == "roll" and msg.index < len(self.entry.faces):
+            self.picked = msg.index
+            self.status = f"die {msg.index + 1} of {len(self.entry.faces)} picked on the map: key its motif"
+            self.refresh_view()
+
     def _judging_game(self) -> Game:
         """The state the current roll is judged in (before the last turn when correcting)."""
         return self.sapp.session.before_last_turn() if self.correcting else self.game
@@ -275,7 +381,8 @@ class PhaseScreen(Screen[None]):
             self.submit(ways[0])
         elif ways:
             self.app.push_screen(
-                ChoiceScreen(f"{self.cult} calls {call_text(call)}: which dice?", list(ways)),
+                ChoiceScreen(f"{self.cult} calls {call_text(call)}: which dice?", list(largest_first(ways)),
+                             typed=True),
                 self._chosen,
             )
         else:
@@ -397,13 +504,15 @@ class PhaseScreen(Screen[None]):
         seen = tuple(sorted(msg.seen.layouts.get(msg.cult, ()), key="I123E?".index))
         want = tuple(sorted(msg.expected, key="I123E?".index))
         if seen == want:
+            self.look = msg.seen
             self._pending = None
             self.status = f"{msg.cult}'s layout on the table matches the call"
             self.after_turn(outcome)
             return
         self.status = "dispute: the camera disagrees with the call"
         self.refresh_view()
-        dispute = DisputeScreen(msg.cult, want, seen)
+        self.look = msg.seen
+        dispute = DisputeScreen(msg.cult, want, seen, msg.seen)
         self.app.push_screen(dispute, partial(self._settled, msg, seen))
         if self.sapp.demo is not None:  # the demo's secretary lets the rules stand
             self.sapp.schedule(partial(self._settle_for_demo, dispute), factor=3.0)
@@ -419,11 +528,15 @@ class PhaseScreen(Screen[None]):
             self._start_check(msg.cult, msg.expected)
             return
         self._pending = None
+        what = (f"dispute after {msg.cult}'s turn in phase {self.game.phase}: the camera saw {saw} in "
+                f"{msg.cult}'s layout where the rules have {exp} ({difference_text(msg.expected, seen)})")
         if how == "correct":
-            session.add_note(f"dispute: camera saw {saw} in {msg.cult}'s layout, the call placed {exp}; turn corrected")
+            session.add_note(f"{what}; the turn is corrected")
             self.action_correct()
             return
-        session.add_note(f"dispute: camera saw {saw} in {msg.cult}'s layout, the call placed {exp}; the rules stand")
+        why = (" (the simulated camera misses dice packed close in a long layout)"
+               if self.sapp.demo is not None else "")
+        session.add_note(f"{what}; the rules stand: the dice on the table were put right{why}")
         self.sapp.save_record()
         self.after_turn(outcome)
 
@@ -434,7 +547,7 @@ class PhaseScreen(Screen[None]):
         if outcome.scored is None:
             self.sapp.schedule(self.next_turn)
             return
-        screen = ScoringScreen(outcome.scored, self.game.totals)
+        screen = ScoringScreen(outcome.scored, self.game.totals, game_over=self.game.finished)
         self.app.push_screen(screen, lambda _: self.next_turn())
         if self.sapp.demo is not None:
             self.sapp.schedule(partial(self._dismiss_scoring, screen), factor=4.0)

@@ -16,14 +16,17 @@ from ...rules.options import default_target, sets_for
 class SetupScreen(Screen[None]):
     BINDINGS = [Binding("ctrl+s", "start", "start game"), Binding("f1", "app.help", "help")]
 
-    def __init__(self, camera_status: str, cults: str = "") -> None:
+    def __init__(self, camera_status: str, cults: str = "", notice: str = "") -> None:
         super().__init__()
         self.camera_status = camera_status
         self.cults_default = cults
+        self.notice = notice  # e.g. why --resume found nothing to resume
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="panel setup"):
             yield Static("New game of IÄÄ! Cthulhu! Fhtagn!", classes="dialog-title")
+            if self.notice:
+                yield Static(self.notice, id="notice")
             with Horizontal(classes="field"):
                 yield Label("cults, clockwise")
                 yield Input(self.cults_default, placeholder="Anna Ben Cleo", id="cults")
@@ -58,12 +61,15 @@ class SetupScreen(Screen[None]):
 
     def _show_sets(self) -> None:
         n = len(self._names())
-        text = (f"{n} cults: {sets_for(n)} set(s) of dice, target {default_target(n)} unless set"
+        typed = self.query_one("#target", Input).value.strip()
+        target = f"target {typed}" if typed.isdigit() else f"target {default_target(n)} (the rulebook's, S3)"
+        sets = sets_for(n) if 2 <= n <= 6 else 0
+        text = (f"{n} cults: {sets} {'set' if sets == 1 else 'sets'} of dice, {target}"
                 if 2 <= n <= 6 else "2 to 6 cults, names separated by spaces (C1)")
         self.query_one("#sets", Static).update(text)
 
     def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id == "cults":
+        if event.input.id in ("cults", "target"):
             self._show_sets()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
