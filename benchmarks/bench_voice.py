@@ -1,10 +1,12 @@
 """Spoken-call recognition: accuracy with and without narrowing, confident errors, latency.
 
-    python -m benchmarks.bench_voice [--set DIR] [--limit N]
+    python -m benchmarks.bench_voice [--legacy | --set DIR] [--limit N] [--errors]
     python -m benchmarks.bench_voice --fit      # refit the confidence (development sets)
 
-The test set (benchmarks/voice_testset.py, seed 8) is generated once into a
-cache folder and reused. "Right" means the reported call (after the
+The kept-aside set (benchmarks/voice_testset.py ``kept_plan``: festival,
+wordings and table talk no development set has, seed 8) is generated once
+into a cache folder and reused; ``--legacy`` measures the older
+espeak-ng-only seed-8 set instead. "Right" means the reported call (after the
 confidence threshold) is the call spoken; a null call is never right. A
 "confident error" is a wrong call reported with confidence ≥ HIGH_CONFIDENCE,
 table talk heard as a call included. Latency is the time from the end of
@@ -16,12 +18,15 @@ from __future__ import annotations
 
 import argparse
 import math
+import multiprocessing
 import statistics
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
@@ -34,16 +39,18 @@ from . import voice_testset as ts
 from .machine import describe
 
 CACHE = Path.home() / ".cache" / "companion"
-TEST_SET = CACHE / "voice-testset-seed8"
+TEST_SET = CACHE / "voice-kept-seed8"
+LEGACY_SET = CACHE / "voice-testset-seed8"
 #: Talk's share of the decodes when the 0.5 point is placed: about one
 #: utterance in ten heard during a turn is not a call (the test set: 40 of 480).
 TALK_SHARE = 0.1
 ALL_CALLS: tuple[Call, ...] = tuple(TABLE_K.values())
+T = TypeVar("T")
 
 
 def dev_set(seed: int) -> Path:
     """A development set's folder (``voice_testset.dev_plan``; never the test set's seed 8)."""
-    return CACHE / f"voice-dev-v3-seed{seed}"
+    return CACHE / f"voice-dev-v4-seed{seed}"
 
 
 @dataclass
@@ -64,11 +71,14 @@ class Row:
         return self.call is not None and self.call != self.item.call and self.confidence >= HIGH_CONFIDENCE
 
 
-def ensure_set(folder: Path, seed: int, renders: int, talk: slice) -> list[ts.Item]:
+def ensure_set(folder: Path, legacy: bool = False) -> list[ts.Item]:
     manifest = folder / "manifest.jsonl"
     if not manifest.exists():
-        print(f"generating the test set (seed {seed}) into {folder} …", flush=True)
-        ts.generate(folder, ts.plan(seed, renders, ts.VOICES, ts.SNRS, talk=talk))
+        print(f"generating the {'legacy' if legacy else 'kept-aside'} set (seed {ts.KEPT_SEED}) "
+              f"into {folder} …", flush=True)
+        items = (ts.plan(ts.KEPT_SEED, 2, ts.VOICES, ts.SNRS, talk=ts.TEST_TALK) if legacy
+                 else ts.kept_plan())
+        ts.generate(folder, items)
     return ts.load(manifest)
 
 
@@ -95,23 +105,30 @@ def _pct(rows: list[Row]) -> str:
     return f"{100 * sum(r.right for r in rows) / len(rows):5.1f}%" if rows else "   -  "
 
 
+def _share(n: int, d: int) -> str:
+    return f"{100 * n / d:.1f}%" if d else "-"
+
+
 def report(rows: list[Row]) -> None:
     calls = [r for r in rows if r.item.call is not None]
     talk = [r for r in rows if r.item.call is None]
     for narrowed in (False, True):
         sel = [r for r in calls if r.narrowed is narrowed]
         tk = [r for r in talk if r.narrowed is narrowed]
+        if not sel:
+            continue
         label = "with --roll/--layout" if narrowed else "all eleven calls    "
         best = sum(r.best == r.item.call for r in sel)
+        null = sum(r.call is None for r in sel)
         print(f"  {label}: right {_pct(sel)} of {len(sel)} calls "
-              f"(best guess {100 * best / len(sel):.1f}%, null {sum(r.call is None for r in sel)}, "
+              f"(best guess {100 * best / len(sel):.1f}%, unsure (null) {null} = {_share(null, len(sel))}, "
               f"wrong {sum(r.call is not None and not r.right for r in sel)}); "
               f"confident errors {sum(r.confident_error for r in sel + tk)}; "
               f"table talk heard as a call {sum(r.call is not None for r in tk)} of {len(tk)}")
-    voices = sorted({r.item.voice for r in calls}, key=ts.VOICES.index)
+    voices = list(dict.fromkeys(r.item.voice for r in calls))
     levels = list(ts.SNRS)
     print("  right, per voice and noise level (all calls → narrowed):")
-    print("    " + "voice".ljust(12) + "".join(f"{('clean' if s is None else f'{s} dB'):>18}" for s in levels)
+    print("    " + "voice".ljust(32) + "".join(f"{('clean' if s is None else f'{s} dB'):>18}" for s in levels)
           + "           total")
     for v in voices:
         cells = []
@@ -121,7 +138,21 @@ def report(rows: list[Row]) -> None:
             cells.append(f"{_pct(a)} → {_pct(n)}".rjust(18))
         a = [r for r in calls if r.item.voice == v and not r.narrowed]
         n = [r for r in calls if r.item.voice == v and r.narrowed]
-        print("    " + v.ljust(12) + "".join(cells) + f"{_pct(a)} → {_pct(n)}".rjust(18))
+        print("    " + v.ljust(32) + "".join(cells) + f"{_pct(a)} → {_pct(n)}".rjust(18))
+    print("  narrowed, per synthesiser and per voice: right / unsure / wrong / confident errors (calls + talk)")
+    groups: dict[str, list[Row]] = defaultdict(list)
+    for r in rows:
+        if r.narrowed:
+            groups[ts.synth_of(r.item.voice)].append(r)
+            groups["  " + r.item.voice].append(r)
+    for name in sorted(groups, key=lambda g: (ts.synth_of(g.strip()), g.startswith(" "), g)):
+        g = groups[name]
+        c = [r for r in g if r.item.call is not None]
+        print(f"    {name:<34} right {_pct(c)} of {len(c)}, unsure {_share(sum(r.call is None for r in c), len(c))}, "
+              f"wrong {sum(r.call is not None and not r.right for r in c)}, "
+              f"confident errors {sum(r.confident_error for r in g)}, "
+              f"talk heard {sum(r.call is not None for r in g if r.item.call is None)} "
+              f"of {sum(r.item.call is None for r in g)}")
     conf = sorted((r.confidence, r.right) for r in calls if r.narrowed and r.call is not None)
     high = [ok for c, ok in conf if c >= HIGH_CONFIDENCE]
     print(f"  narrowed calls given with confidence ≥ {HIGH_CONFIDENCE}: {len(high)} of "
@@ -135,19 +166,29 @@ def report(rows: list[Row]) -> None:
               f"{sum(r.item.call is None for r in sel)}")
 
 
-def latency(items: list[ts.Item], folder: Path, rec: object) -> None:
-    """Stream each file through the Listener's endpointer, as the microphone would."""
-    from companion.voice.listen import MAX_SECONDS, Utterances
+def latency(items: list[ts.Item], folder: Path, window: float | None = None,
+            ratio: float | None = None) -> None:
+    """Stream each call through the Listener's endpointer, as the microphone would.
+
+    Every cut is heard, as the Listener hears it (a cut continued within
+    ``JOIN`` is heard again joined); the result that counts is the one of the
+    first cut after the end of speech, timed from that end (audio time of the
+    endpointer's decision) plus the recognizer's computing time.
+    """
+    from companion.voice.listen import JOIN, MAX_SECONDS, RATIO, WINDOW, Utterances
     from companion.voice.recognizer import Recognizer
 
-    assert isinstance(rec, Recognizer)
+    rec = Recognizer()
+    window = WINDOW if window is None else window
+    ratio = RATIO if ratio is None else ratio
     clean_end = {}
     for it in items:
         if it.snr is None:
             clean_end[(it.voice, it.spoken, it.speed, it.pitch)] = speech_end(read_wav(folder / it.file))
     delays: list[float] = []
     computes: list[float] = []
-    split = 0
+    right: list[bool] = []
+    split = joined = 0
     unended: dict[str, int] = defaultdict(int)
     for it in items:
         if it.call is None:
@@ -159,46 +200,84 @@ def latency(items: list[ts.Item], folder: Path, rec: object) -> None:
         # The room goes on after the file ends: repeat its last 0.3 s (no speech
         # there) so the endpointer can decide the end as it would live.
         pcm = np.concatenate([x] + [x[-RATE * 3 // 10:]] * 5).tobytes()
-        cuts = Utterances()
+        cuts = Utterances(window=window, ratio=ratio)
         fb = cuts.frame_bytes
+        calls = situation_calls(it, True)
         for i in range(0, len(pcm) - fb + 1, fb):
             utt = cuts.push(pcm[i:i + fb])
-            if utt is not None:
-                detected = (i + fb) / 2 / RATE
-                if detected < end:  # cut at a pause inside the call: the Listener would
-                    split += 1   # post two results; time the last piece all the same
-                    continue
-                t0 = time.perf_counter()
-                rec.hear(np.frombuffer(utt, dtype="<i2"), situation_calls(it, True))
-                computes.append((time.perf_counter() - t0) * 1000)
-                delays.append((detected - end) * 1000)
-                break
+            if utt is None:
+                continue
+            detected = (i + fb) / 2 / RATE
+            t0 = time.perf_counter()
+            heard = rec.hear(np.frombuffer(utt, dtype="<i2"), calls)
+            took = (time.perf_counter() - t0) * 1000
+            if detected < end:  # cut at a pause inside the call: the Listener posts a
+                split += 1      # first result, then the joined one replaces it
+                continue
+            joined += cuts.joined
+            computes.append(took)
+            delays.append((detected - end) * 1000)
+            right.append(heard.text == it.call)
+            break
         else:  # the noise kept the endpointer "in speech" to the end
             unended["clean" if it.snr is None else f"{it.snr} dB"] += 1
     if not delays:
         print("  latency: the endpointer cut no utterance")
         return
     total = [d + c for d, c in zip(delays, computes, strict=True)]
-    print(f"  end of speech → call, median over {len(total)} calls: {statistics.median(total):.0f} ms "
+    print(f"  endpointer window {window:.2f} s, ratio {ratio:.2f}, join {JOIN:.1f} s: end of speech → call, "
+          f"median over {len(total)} calls {statistics.median(total):.0f} ms "
           f"(endpointer {statistics.median(delays):.0f} ms + recognizer {statistics.median(computes):.0f} ms; "
-          f"90th percentile {np.percentile(total, 90):.0f} ms); {split} cuts inside a call")
+          f"90th percentile {np.percentile(total, 90):.0f} ms); {split} cuts inside a call, "
+          f"{joined} calls heard joined; streamed result right {100 * sum(right) / len(right):.1f}%")
     if unended:
         print("  no end of speech found within 1.5 s of silence (the Listener then cuts at "
               f"{MAX_SECONDS:.0f} s): " + ", ".join(f"{k} {v}" for k, v in unended.items()))
 
 
-def run(items: list[ts.Item], folder: Path) -> tuple[list[Row], object]:
+_WORKER: dict[str, object] = {}
+
+
+def _hear_file(job: tuple[Path, ts.Item]) -> list[tuple[str | None, str | None, float, float]]:
+    """One file heard with and without narrowing, in a worker with its own Recognizer."""
     from companion.voice.recognizer import Recognizer
 
-    rec = Recognizer()
+    rec = _WORKER.get("rec")
+    if not isinstance(rec, Recognizer):
+        rec = _WORKER["rec"] = Recognizer()
+    folder, it = job
+    x = read_wav(folder / it.file)
+    out = []
+    for narrowed in (False, True):
+        h = rec.hear(x, situation_calls(it, narrowed))
+        out.append((h.text, call_text(h.best) if h.best else None, h.confidence, h.ms))
+    return out
+
+
+def _features_file(job: tuple[Path, ts.Item]) -> list[tuple[bool, object]]:
+    from companion.voice.recognizer import Recognizer
+
+    rec = _WORKER.get("rec")
+    if not isinstance(rec, Recognizer):
+        rec = _WORKER["rec"] = Recognizer()
+    folder, it = job
+    x = read_wav(folder / it.file)
+    return [(narrowed, rec.features(x, situation_calls(it, narrowed))) for narrowed in (False, True)]
+
+
+def _map(fn: Callable[[tuple[Path, ts.Item]], T], jobs: list[tuple[Path, ts.Item]], workers: int) -> list[T]:
+    if workers <= 1:
+        return [fn(j) for j in jobs]
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        return pool.map(fn, jobs, chunksize=8)
+
+
+def run(items: list[ts.Item], folder: Path, workers: int = 1) -> list[Row]:
     rows: list[Row] = []
-    for it in items:
-        x = read_wav(folder / it.file)
-        for narrowed in (False, True):
-            h = rec.hear(x, situation_calls(it, narrowed))
-            rows.append(Row(it, narrowed, h.text, call_text(h.best) if h.best else None,
-                            h.confidence, h.ms))
-    return rows, rec
+    for it, heard in zip(items, _map(_hear_file, [(folder, it) for it in items], workers), strict=True):
+        for narrowed, (text, best, conf, ms) in zip((False, True), heard, strict=True):
+            rows.append(Row(it, narrowed, text, best, conf, ms))
+    return rows
 
 
 @dataclass
@@ -212,19 +291,17 @@ class Decoded:
     narrowed: bool
 
 
-def dev_features(seeds: tuple[int, ...], limit: int = 1) -> list[Decoded]:
-    from companion.voice.recognizer import Recognizer
+def dev_features(seeds: tuple[int, ...], limit: int = 1, workers: int = 1) -> list[Decoded]:
+    from companion.voice.recognizer import Features
 
-    rec = Recognizer()
     out: list[Decoded] = []
     for seed in seeds:
         items = ensure_dev(seed)[::limit]
         print(f"  features of {len(items)} files of {dev_set(seed)} …", flush=True)
-        for it in items:
-            x = read_wav(dev_set(seed) / it.file)
-            for narrowed in (False, True):
-                calls = situation_calls(it, narrowed)
-                f = rec.features(x, calls)
+        done = _map(_features_file, [(dev_set(seed), it) for it in items], workers)
+        for it, pair in zip(items, done, strict=True):
+            for narrowed, f in pair:
+                assert isinstance(f, Features)
                 if f.best is None:
                     continue
                 out.append(Decoded(seed, f.vector(), call_text(f.best) == it.call,
@@ -242,6 +319,16 @@ def logistic(X: np.ndarray, y: np.ndarray, weight: np.ndarray) -> np.ndarray:
         hess = (X1.T * (weight * p * (1 - p))) @ X1 + 0.01 * np.eye(X1.shape[1])
         w -= np.linalg.solve(hess, grad)
     return w
+
+
+def _per_call(rows: list[Row]) -> None:
+    by_k: dict[str, list[Row]] = defaultdict(list)
+    for r in rows:
+        if r.narrowed and r.item.k:
+            by_k[r.item.k].append(r)
+    print("  right per call (narrowed): " + ", ".join(
+        f"{k} {_pct(v).strip()} ({sum(r.call is None for r in v)} unsure)"
+        for k, v in sorted(by_k.items(), key=lambda kv: int(kv[0][1:]))))
 
 
 def fit_logit(rows: list[Decoded]) -> np.ndarray:
@@ -295,9 +382,9 @@ def dev_report(w: np.ndarray, sure_logit: float, rows: list[Decoded], label: str
           f"talk ≥ 0.5 {int(((conf >= 0.5) & talk).sum())}")
 
 
-def fit(seeds: tuple[int, ...], limit: int = 1) -> None:
+def fit(seeds: tuple[int, ...], limit: int = 1, workers: int = 1) -> None:
     """Fit WEIGHTS, BIAS and SURE_LOGIT on the development sets and print them."""
-    fit_rows(dev_features(seeds, limit), seeds)
+    fit_rows(dev_features(seeds, limit, workers), seeds)
 
 
 def fit_rows(rows: list[Decoded], seeds: tuple[int, ...]) -> tuple[np.ndarray, float]:
@@ -336,8 +423,15 @@ def fit_rows(rows: list[Decoded], seeds: tuple[int, ...]) -> tuple[np.ndarray, f
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.bench_voice")
     ap.add_argument("--set", type=Path, default=None, help=f"test set folder (default {TEST_SET})")
+    ap.add_argument("--legacy", action="store_true", help=f"the older espeak-ng-only set ({LEGACY_SET})")
+    ap.add_argument("--workers", type=int, default=1, help="processes that hear files (latency: always one)")
+    ap.add_argument("--windows", type=str, default=None,
+                    help="endpointer settings to time, WINDOW[:RATIO] comma-separated, e.g. 0.5:0.9,0.3 "
+                         "(default: the Listener's)")
+    ap.add_argument("--latency-only", action="store_true", help="time the endpointer and recognizer only")
     ap.add_argument("--limit", type=int, default=None, help="use every n-th file only")
     ap.add_argument("--fit", action="store_true", help="fit the confidence on the development sets (seeds 1-4)")
+    ap.add_argument("--dev", action="store_true", help="report on the development sets (seeds 1-4) instead")
     ap.add_argument("--errors", action="store_true", help="list every file not heard right (narrowed)")
     args = ap.parse_args([] if argv is None else argv)  # `python -m benchmarks` passes none
     try:
@@ -348,24 +442,43 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench_voice: {exc}", file=sys.stderr)
         return 2
     if args.fit:
-        fit(ts.DEV_SEEDS, args.limit or 1)
+        fit(ts.DEV_SEEDS, args.limit or 1, args.workers)
         return 0
-    folder = args.set or TEST_SET
-    items = ensure_set(folder, 8, 2, ts.TEST_TALK)[:: args.limit or 1]
+    if args.dev:
+        items_dev = [(dev_set(seed), it) for seed in ts.DEV_SEEDS for it in ensure_dev(seed)[:: args.limit or 1]]
+        print(f"bench_voice on {describe()}: {len(items_dev)} files of the development sets")
+        rows = []
+        for (_folder, it), heard in zip(items_dev, _map(_hear_file, items_dev, args.workers), strict=True):
+            for narrowed, (text, best, conf, took) in zip((False, True), heard, strict=True):
+                rows.append(Row(it, narrowed, text, best, conf, took))
+        report(rows)
+        _per_call(rows)
+        return 0
+    folder = args.set or (LEGACY_SET if args.legacy else TEST_SET)
+    if args.set is not None and not (folder / "manifest.jsonl").exists():
+        print(f"bench_voice: no manifest.jsonl in {folder}", file=sys.stderr)
+        return 2
+    items = ensure_set(folder, args.legacy)[:: args.limit or 1]
     print(f"bench_voice on {describe()}")
     print(f"  {len(items)} files from {folder} (high confidence: ≥ {HIGH_CONFIDENCE})")
     t0 = time.perf_counter()
-    rows, rec = run(items, folder)
+    settings: list[tuple[float | None, float | None]] = [(None, None)]
+    if args.windows:
+        settings = [(float(w.split(":")[0]), float(w.split(":")[1]) if ":" in w else None)
+                    for w in args.windows.split(",")]
+    if args.latency_only:
+        for window, ratio in settings:
+            latency(items, folder, window, ratio)
+        return 0
+    rows = run(items, folder, args.workers)
     report(rows)
     ms = [r.ms for r in rows if r.narrowed]
-    print(f"  recognizer time per file (narrowed): median {statistics.median(ms):.0f} ms")
-    latency(items, folder, rec)
+    print(f"  recognizer time per file (narrowed, {args.workers} worker(s)): "
+          f"median {statistics.median(ms):.0f} ms")
+    for window, ratio in settings:
+        latency(items, folder, window, ratio)
     print(f"  ({time.perf_counter() - t0:.0f} s in all)")
-    by_k: dict[str, list[Row]] = defaultdict(list)
-    for r in rows:
-        if r.narrowed and r.item.k:
-            by_k[r.item.k].append(r)
-    print("  right per call (narrowed): " + ", ".join(f"{k} {_pct(v).strip()}" for k, v in by_k.items()))
+    _per_call(rows)
     if args.errors:
         for r in rows:
             if r.narrowed and not r.right and (r.item.call is not None or r.call is not None):

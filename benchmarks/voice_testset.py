@@ -1,17 +1,30 @@
-"""Generate the spoken-call test set: every call of table K said by espeak-ng, noised by sox.
+"""Generate spoken-call sets: every call of table K said by a speech synthesiser, noised by sox.
 
-    python -m benchmarks.voice_testset OUT_DIR [--seed N] [--renders N] [--dev]
+    python -m benchmarks.voice_testset OUT_DIR [--seed N] [--renders N] [--dev | --kept]
 
-Each utterance is synthesised in several English and German voices, speeds
-and pitches, with the words spelled the ways players say them (IÄÄ! as ee-ah
-or ia, Cthulhu! as ka-thoo-loo or ktulu, …), padded with silence and mixed
-with pink or brown noise at several signal-to-noise ratios. Non-calls (table
-talk) are added so that the benchmark can count false alarms; ``--dev``
-makes a development set instead (``dev_plan``: other talk, never the test
-set's, and many more short phrases that sound like a call word). Every file
-gets a roll and a layout for which its call is legal (drawn with the seed),
-so the benchmark can narrow the grammar. A ``manifest.jsonl`` lists them.
-Generation is seeded and deterministic for a given espeak-ng and sox.
+Three synthesisers from Debian: espeak-ng (English and German voices),
+flite (four English voices) and festival (three English voices). Each
+utterance is synthesised at several speeds and pitches, with the words
+spelled the ways players say them (IÄÄ! as ee-ah, ya or ia, Cthulhu! as
+ka-thoo-loo, ka-tul-hu or tschulu, …), sometimes run together or with a
+word said twice, padded with silence and mixed with pink or brown noise at
+several signal-to-noise ratios. Table talk is added so that the benchmark
+can count false alarms. Every file gets a roll and a layout for which its
+call is legal (drawn with the seed), so the benchmark can narrow the
+grammar. A ``manifest.jsonl`` lists them. Generation is seeded and
+deterministic for given synthesisers and sox.
+
+What is kept apart (docs/voice.md):
+
+- ``--kept`` (``kept_plan``, seed 8) is the **kept-aside** set: festival's
+  voices only, the wordings of ``KEPT_WORDINGS`` and the table talk of
+  ``KEPT_TALK``. Neither festival nor those wordings nor that talk appear
+  in any development set; nothing is tuned on it.
+- ``--dev`` (``dev_plan``, seeds 1–4) are the development sets the
+  pronunciations and the confidence are chosen on: espeak-ng and flite,
+  their own wordings, ``DEV_PHRASES``.
+- Without either, the older espeak-ng-only test set (seed 8), kept for
+  comparison with the figures of issue 8.
 """
 
 from __future__ import annotations
@@ -32,6 +45,13 @@ from companion.rules.faces import faces_text
 from companion.voice.narrow import calls_for
 
 VOICES = ("en-us", "en-gb-x-rp", "en+f3", "de", "de+f4")
+#: flite's and festival's voices are named "synth:voice"; a bare name is espeak-ng's.
+FLITE_VOICES = ("flite:kal16", "flite:awb", "flite:rms", "flite:slt")
+FESTIVAL_VOICES = ("festival:kal_diphone", "festival:ked_diphone", "festival:cmu_us_slt_arctic_hts")
+DEV_VOICES = VOICES + FLITE_VOICES
+KEPT_VOICES = FESTIVAL_VOICES
+#: The kept-aside set's seed (and the old test set's).
+KEPT_SEED = 8
 #: None is the clean recording; the rest are SNRs in dB.
 SNRS: tuple[int | None, ...] = (None, 20, 10, 5)
 NOISES = ("pinknoise", "brownnoise")
@@ -46,14 +66,29 @@ _EN: dict[Word, tuple[str, ...]] = {
     Word.FHTAGN: ("[[ft'ag@n]]", "[[f@t'A:gn]]", "[[ft'agn]]", "[[f@t'ag@n]]", "fuh-tahgn"),
 }
 _DE: dict[Word, tuple[str, ...]] = {
-    Word.IAA: ("Iä", "Ia", "[[i:'a:]]", "[['i:a]]", "[[i:'E:]]"),
+    Word.IAA: ("Iä", "I-a", "[[i:'a:]]", "[['i:a]]", "[[i:'E:]]"),
     Word.CTHULHU: ("Ktulu", "[[kt'u:lu:]]", "[[k@t'u:lu:]]", "[[kat'u:lu:]]", "[[k@T'u:lu:]]"),
     Word.PHNGLUI: ("[[fNgl'u:i:]]", "[[f@ngl'u:i:]]", "[[pNgl'u:i]]", "[[p@Ngl'u:i:]]", "[[fNl'u:i:]]"),
     Word.FHTAGN: ("[[ft'agn]]", "[[ft'a:gn]]", "[[f@t'agn]]", "[[ft'ag@n]]", "[[f@t'A:gn]]"),
 }
+# flite reads spellings only (no phoneme strings); English letter-to-sound.
+_FLITE: dict[Word, tuple[str, ...]] = {
+    Word.IAA: ("ee-ah", "eea", "ya", "ee aah", "ee-ya"),
+    Word.CTHULHU: ("k-thoo-loo", "ka-tool-hoo", "kuh-thool-oo", "ka-thoo-loo", "tshoo-loo"),
+    Word.PHNGLUI: ("fng-lu-ee", "fuhng-lu-ee", "fung loo ee", "puh-nglui", "fnuh-gloo-ee"),
+    Word.FHTAGN: ("f-tag-n", "ftahgun", "fuh-tahgn", "ftagn", "fuh-tag-un"),
+}
+#: The kept-aside set's wordings (festival, spellings): never in a
+#: development set (``test_voice_parts`` checks), never tuned on.
+KEPT_WORDINGS: dict[Word, tuple[str, ...]] = {
+    Word.IAA: ("Ia", "Eeyah", "Yah", "I a a", "E-ah", "Iah"),
+    Word.CTHULHU: ("Kuh-thool-hoo", "Tschulu", "Ka-tul-hu", "K'thulu", "Cthulhu", "Kathoolu"),
+    Word.PHNGLUI: ("Ph'nglui", "Fnuh-glooey", "Pung-lu-ee", "Fng-looey", "Phnglooee"),
+    Word.FHTAGN: ("Fhtagn", "Ftahgen", "Fuh-tag-en", "F'tagn", "Ftaggn"),
+}
 # Table talk: the benchmark's set says the first two, the development set
 # (which fits the confidence) the last two, so no phrase is seen in both.
-_TALK = {
+_TALK: dict[str, tuple[str, ...]] = {
     "en": ("pass me the dice please", "your turn", "oh no, not again", "three tentacles"),
     "de": ("du bist dran", "gib mir die Würfel", "oh nein, nicht schon wieder", "drei Tentakel"),
 }
@@ -64,7 +99,7 @@ DEV_TALK = slice(2, 4)
 #: None of them shares a phrase or a content word with the test set's talk.
 #: Seeds take alternate halves (``dev_plan``), so a choice made on one half
 #: can be checked on phrases it never saw.
-DEV_PHRASES = {
+DEV_PHRASES: dict[str, tuple[str, ...]] = {
     "en": ("I ah", "to the loo", "fun again", "tag", "nah", "ha ha ha", "hmm", "uh huh",
            "oh wow", "okay", "who's next", "Anna", "Thomas", "Julia", "seven", "twenty two",
            "one, two, three", "I see", "hold on", "let me think", "that was close", "good luck",
@@ -76,8 +111,14 @@ DEV_PHRASES = {
            "ich bin's", "Tee", "los geht's", "Kakao", "Donnerwetter", "Mist", "ich weiß",
            "fantastisch"),
 }
+#: Table talk of the kept-aside set only (festival): none of it shares a
+#: phrase or a content word with the development sets' talk.
+KEPT_TALK: tuple[str, ...] = ("pass me the dice please", "your turn", "nice roll", "ouch", "yeah",
+             "eat your cookies", "the dog", "four fives")
 #: The development sets' seeds (the benchmark's is 8).
 DEV_SEEDS = (1, 2, 3, 4)
+#: Share of the sayings with one word said twice ("Ia! Ia! Cthulhu!").
+REPEAT_SHARE = 0.15
 
 
 @dataclass(frozen=True)
@@ -96,20 +137,42 @@ class Item:
     layout: str
 
 
-def require_tools() -> None:
-    missing = [t for t in ("espeak-ng", "sox") if shutil.which(t) is None]
+_TOOL = {"espeak-ng": "espeak-ng", "flite": "flite", "festival": "text2wave"}
+
+
+def synth_of(voice: str) -> str:
+    return voice.split(":", 1)[0] if ":" in voice else "espeak-ng"
+
+
+def require_tools(voices: tuple[str, ...] = VOICES) -> None:
+    tools = ["sox"] + sorted({_TOOL[synth_of(v)] for v in voices})
+    missing = [t for t in tools if shutil.which(t) is None]
     if missing:
-        raise SystemExit(f"voice_testset needs {' and '.join(missing)} (apt-get install espeak-ng sox)")
+        raise SystemExit(f"voice_testset needs {' and '.join(missing)} "
+                         "(apt-get install espeak-ng sox flite festival festvox-kallpc16k "
+                         "festvox-kdlpc16k festvox-us-slt-hts)")
 
 
 def _lang(voice: str) -> str:
     return "de" if voice.startswith("de") else "en"
 
 
-def spoken_text(call: tuple[Word, ...], voice: str, rng: random.Random) -> str:
-    table = _DE if _lang(voice) == "de" else _EN
+def wordings(voice: str, kept: bool = False) -> dict[Word, tuple[str, ...]]:
+    if kept:
+        return KEPT_WORDINGS
+    if synth_of(voice) == "flite":
+        return _FLITE
+    return _DE if _lang(voice) == "de" else _EN
+
+
+def spoken_text(call: tuple[Word, ...], voice: str, rng: random.Random, kept: bool = False) -> str:
+    table = wordings(voice, kept)
+    words = [rng.choice(table[w]) for w in call]
+    if rng.random() < REPEAT_SHARE:  # one word said twice, as excited players do
+        i = rng.randrange(len(words))
+        words.insert(i, words[i])
     sep = rng.choice((", ", "! ", " "))  # shouted apart, or run together
-    return sep.join(rng.choice(table[w]) for w in call) + "!"
+    return sep.join(words) + "!"
 
 
 def situation(call: tuple[Word, ...] | None, rng: random.Random) -> tuple[str, str]:
@@ -135,15 +198,39 @@ def _rms(path: Path) -> float:
     return float(m.group(1))
 
 
+def synthesise(item: Item, raw: Path, work: Path) -> list[str]:
+    """Run the item's synthesiser into ``raw``; the sox effects that finish it (pitch).
+
+    ``speed`` is in words a minute (espeak-ng's own scale, 175 its default);
+    flite and festival get the same as a duration stretch. ``pitch`` is
+    espeak-ng's 0–99, and for the others a shift in cents done by sox.
+    """
+    synth = synth_of(item.voice)
+    if synth == "espeak-ng":
+        _run(["espeak-ng", "-v", item.voice, "-s", str(item.speed), "-p", str(item.pitch),
+              "-w", str(raw), item.spoken])
+        return []
+    stretch = f"{175 / item.speed:.3f}"
+    name = item.voice.split(":", 1)[1]
+    if synth == "flite":
+        _run(["flite", "-voice", name, "--setf", f"duration_stretch={stretch}",
+              "-t", item.spoken, "-o", str(raw)])
+    else:
+        text = work / "text.txt"
+        text.write_text(item.spoken + "\n", encoding="utf-8")
+        _run(["text2wave", "-eval", f"(voice_{name})",
+              "-eval", f"(Parameter.set 'Duration_Stretch {stretch})", "-o", str(raw), str(text)])
+    return ["pitch", str(item.pitch)] if item.pitch else []
+
+
 def render(item: Item, out: Path, work: Path, lead: float, tail: float) -> None:
-    """espeak-ng → 16 kHz mono with silence around it → noise mixed in at the SNR."""
+    """The synthesiser → 16 kHz mono with silence around it → noise mixed in at the SNR."""
     raw = work / "speech.wav"
     clean = work / "clean.wav"
-    _run(["espeak-ng", "-v", item.voice, "-s", str(item.speed), "-p", str(item.pitch),
-          "-w", str(raw), item.spoken])
+    effects = synthesise(item, raw, work)
     speech_rms = _rms(raw)  # before padding: the level of the speech itself
     _run(["sox", str(raw), "-r", "16000", "-c", "1", "-b", "16", str(clean),
-          "pad", f"{lead}", f"{tail}"])
+          *effects, "pad", f"{lead}", f"{tail}"])
     if item.snr is None or item.noise is None:
         shutil.copy(clean, out)
         return
@@ -160,10 +247,12 @@ def render(item: Item, out: Path, work: Path, lead: float, tail: float) -> None:
 
 def plan(seed: int, renders: int, voices: tuple[str, ...], snrs: tuple[int | None, ...],
          calls: tuple[str, ...] | None = None, talk: slice = TEST_TALK,
-         more_talk: slice | None = None) -> list[Item]:
+         more_talk: slice | None = None, kept: bool = False, one_snr: bool = False) -> list[Item]:
     """Every call × voice × render × noise level, plus table talk; deterministic per seed.
 
-    ``more_talk`` adds those of ``DEV_PHRASES`` (development sets only).
+    ``more_talk`` adds those of ``DEV_PHRASES`` (development sets only);
+    ``kept`` uses the kept-aside wordings and talk; ``one_snr`` renders each
+    saying at one noise level drawn from ``snrs`` instead of at all of them.
     """
     rng = random.Random(seed)
     items: list[Item] = []
@@ -172,20 +261,22 @@ def plan(seed: int, renders: int, voices: tuple[str, ...], snrs: tuple[int | Non
         sayings: list[tuple[str | None, str]] = []
         for k in kids:
             for _ in range(renders):
-                sayings.append((k, spoken_text(TABLE_K[k], voice, rng)))
-        phrases = _TALK[_lang(voice)][talk]
+                sayings.append((k, spoken_text(TABLE_K[k], voice, rng, kept)))
+        phrases: tuple[str, ...] = KEPT_TALK if kept else _TALK[_lang(voice)][talk]
         if more_talk is not None:
             phrases += DEV_PHRASES[_lang(voice)][more_talk]
         for phrase in phrases:
             sayings.append((None, phrase))
         for kid, spoken in sayings:
             call = TABLE_K[kid] if kid else None
-            speed = rng.choice((130, 150, 175, 200))
-            pitch = rng.choice((30, 45, 60, 75))
-            for snr in snrs:
+            speed = rng.choice((130, 150, 175, 200, 240))
+            pitch = (rng.choice((30, 45, 60, 75)) if synth_of(voice) == "espeak-ng"
+                     else rng.choice((-300, -150, 0, 150, 300)))
+            for snr in ((rng.choice(snrs),) if one_snr else snrs):
                 roll, layout = situation(call, rng)
                 noise = rng.choice(NOISES) if snr is not None else None
-                name = f"{len(items):04d}_{voice.replace('+', '-')}_{kid or 'talk'}_{snr or 'clean'}.wav"
+                tag = voice.replace('+', '-').replace(':', '-')
+                name = f"{len(items):04d}_{tag}_{kid or 'talk'}_{snr or 'clean'}.wav"
                 noise_at = round(rng.uniform(0, NOISE_BANK_S - 10), 3)
                 items.append(Item(name, call_text(call) if call else None, kid, spoken, voice,
                                   speed, pitch, noise, snr, noise_at, roll, faces_text(layout)))
@@ -193,15 +284,22 @@ def plan(seed: int, renders: int, voices: tuple[str, ...], snrs: tuple[int | Non
 
 
 def dev_plan(seed: int) -> list[Item]:
-    """A development set: two renderings per call, the development talk and half of DEV_PHRASES."""
-    if seed == 8:
+    """A development set: espeak-ng and flite, two renderings per call at one noise level each,
+    the development talk and half of DEV_PHRASES."""
+    if seed == KEPT_SEED:
         raise ValueError("seed 8 is the test set's")
-    return plan(seed, 2, VOICES, SNRS, talk=DEV_TALK, more_talk=slice(seed % 2, None, 2))
+    return plan(seed, 2, DEV_VOICES, SNRS, talk=DEV_TALK, more_talk=slice(seed % 2, None, 2),
+                one_snr=True)
+
+
+def kept_plan(seed: int = KEPT_SEED, renders: int = 3) -> list[Item]:
+    """The kept-aside set: festival, the kept wordings and talk, every noise level."""
+    return plan(seed, renders, KEPT_VOICES, SNRS, kept=True)
 
 
 def generate(out: Path, items: list[Item], lead: float = 0.4, tail: float = 0.6) -> Path:
     """Render the items into ``out`` and write ``manifest.jsonl``; returns its path."""
-    require_tools()
+    require_tools(tuple({i.voice for i in items}))
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         for item in items:
@@ -221,10 +319,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("out", type=Path, help="folder to write the WAV files and manifest.jsonl into")
     ap.add_argument("--seed", type=int, default=8)
     ap.add_argument("--renders", type=int, default=2, help="renderings per call and voice (default 2)")
-    ap.add_argument("--dev", action="store_true",
-                    help="a development set (dev_plan: development talk; --renders ignored)")
+    which = ap.add_mutually_exclusive_group()
+    which.add_argument("--dev", action="store_true",
+                       help="a development set (dev_plan: espeak-ng and flite; --renders ignored)")
+    which.add_argument("--kept", action="store_true",
+                       help="the kept-aside set (kept_plan: festival, kept wordings; default 3 renders)")
     args = ap.parse_args(argv)
-    items = dev_plan(args.seed) if args.dev else plan(args.seed, args.renders, VOICES, SNRS)
+    if args.dev:
+        items = dev_plan(args.seed)
+    elif args.kept:
+        items = kept_plan(args.seed, args.renders if args.renders != 2 else 3)
+    else:
+        items = plan(args.seed, args.renders, VOICES, SNRS)
     manifest = generate(args.out, items)
     print(f"{len(items)} files, manifest {manifest}")
     return 0

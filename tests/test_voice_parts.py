@@ -72,8 +72,7 @@ def test_faces_are_checked() -> None:
 
 
 def test_every_word_has_several_pronunciations_in_model_phones() -> None:
-    phones = {"AA", "AE", "AH", "EH", "F", "G", "IY", "K", "L", "N", "NG", "P", "T", "TH",
-              "UH", "UW", "W", "Y"}
+    phones = set(GARBAGE_PHONES)  # the en-us model's phones
     for word, prons in PRONUNCIATIONS.items():
         assert len(prons) >= 5, word
         assert len(set(prons)) == len(prons), word
@@ -88,16 +87,17 @@ def test_every_word_has_several_pronunciations_in_model_phones() -> None:
 def test_grammar_holds_exactly_the_calls() -> None:
     calls = (parse_call("IÄÄ! Cthulhu!"), parse_call("Fhtagn!"))
     g = grammar_jsgf(calls)
-    assert "public <call> = ( iaa cthulhu ) | ( fhtagn );" in g
+    assert "public <call> = ( iaa+ cthulhu+ ) | ( fhtagn+ );" in g  # a word may be said twice
     with pytest.raises(ValueError):
         grammar_jsgf(())
     rivals = grammar_jsgf(calls[:1], garbage=True)
-    assert "public <call> = ( iaa cthulhu ) | <garbage>;" in rivals
+    assert "public <call> = ( iaa+ cthulhu+ ) | <garbage>;" in rivals
     assert "<garbage> = ( ph_aa | " in rivals and ")+;" in rivals
 
 
 def test_hypothesis_tokens_become_a_call() -> None:
     assert parse_tokens("iaa(3) cthulhu fhtagn(2)") == parse_call("IÄÄ! Cthulhu! Fhtagn!")
+    assert parse_tokens("iaa iaa(2) <sil> cthulhu(4) cthulhu") == parse_call("IÄÄ! Cthulhu!")  # repeats
     assert parse_tokens("<sil>") is None
     assert parse_tokens("") is None
 
@@ -199,3 +199,48 @@ def test_development_talk_never_appears_in_the_test_set() -> None:
             assert not content & test_words, phrase
     with pytest.raises(ValueError):
         ts.dev_plan(8)
+
+
+def test_the_kept_aside_set_shares_no_synthesiser_wording_or_talk_with_development() -> None:
+    from benchmarks import voice_testset as ts
+
+    kept = ts.kept_plan()
+    assert {ts.synth_of(it.voice) for it in kept} == {"festival"}
+    kept_words = {w.lower() for ws in ts.KEPT_WORDINGS.values() for w in ws}
+    kept_talk = set(ts.KEPT_TALK)
+    talk_words = {w.strip(",").lower() for p in kept_talk for w in p.split()} - {"the", "me", "your"}
+    for seed in ts.DEV_SEEDS:
+        dev = ts.dev_plan(seed)
+        assert {ts.synth_of(it.voice) for it in dev} == {"espeak-ng", "flite"}
+        for it in dev:
+            if it.call is None:
+                assert it.spoken not in kept_talk
+                assert not {w.strip(",").lower() for w in it.spoken.split()} & talk_words, it.spoken
+            else:  # a kept wording is never a word of a development saying
+                said = {w.strip(",!").lower() for w in it.spoken.replace("! ", " ").split(" ")}
+                assert not said & kept_words, it.spoken
+    # Every call, in every kept voice, said three ways at four noise levels, plus talk.
+    assert sum(it.call is not None for it in kept) == 11 * 3 * 3 * 4
+    assert sum(it.call is None for it in kept) == len(ts.KEPT_TALK) * 3 * 4
+
+
+def test_sayings_repeat_a_word_sometimes_and_keep_the_call() -> None:
+    import random
+
+    from benchmarks import voice_testset as ts
+
+    rng = random.Random(5)
+    call = parse_call("IÄÄ! Cthulhu!")
+    said = [ts.spoken_text(call, "flite:slt", rng) for _ in range(200)]
+    parts = [len(s.replace("!", " ").replace(",", " ").split()) for s in said]
+    # two words, or three when one is repeated (flite wordings may hold a space: "ee aah")
+    assert any(p > 2 for p in parts) and sum(p == 2 for p in parts) > 100
+
+
+def test_guesses_are_the_best_and_the_second_call() -> None:
+    from companion.voice.heard import Heard
+
+    a, b = parse_call("IÄÄ!"), parse_call("Cthulhu!")
+    assert Heard(None, 0.3, 1.0, best=a, second=b).guesses == (a, b)
+    assert Heard(None, 0.3, 1.0, best=a).guesses == (a,)
+    assert Heard(None, 0.0, 1.0).guesses == ()

@@ -155,3 +155,34 @@ def test_a_clear_call_is_still_heard_with_high_confidence(tmp_path: Path, recogn
     # Sure is kept for what no table talk of the development sets reached:
     # many a clear call stays just below 0.8, and the secretary asks.
     assert all(h.confidence >= 0.7 for h in heard), heard
+
+
+def test_a_cut_followed_soon_by_more_speech_is_handed_out_again_joined(
+        spoken: tuple[Path, list[ts.Item]]) -> None:
+    from companion.voice.listen import Utterances
+
+    folder, items = spoken
+    a = read_wav(folder / next(i for i in items if i.k == "K1" and i.snr is None and i.voice == "en-us").file)
+    b = read_wav(folder / next(i for i in items if i.k == "K5" and i.snr is None and i.voice == "en-us").file)
+
+    loud_a, loud_b = np.flatnonzero(np.abs(a) > 500), np.flatnonzero(np.abs(b) > 500)
+    a, b = a[: loud_a[-1] + 1], b[loud_b[0]:]  # the words without the files' padding
+
+    def stream(gap_s: float) -> list[tuple[int, bool]]:
+        cuts = Utterances(window=0.3, join=0.6)
+        quiet = np.zeros(int(16000 * gap_s), dtype=np.int16)
+        lead = np.zeros(8000, dtype=np.int16)
+        pcm = np.concatenate([lead, a, quiet, b, np.zeros(16000, dtype=np.int16)]).tobytes()
+        fb = cuts.frame_bytes
+        out = []
+        for i in range(0, len(pcm) - fb + 1, fb):
+            utt = cuts.push(pcm[i:i + fb])
+            if utt is not None:
+                out.append((len(utt), cuts.joined))
+        return out
+
+    near = stream(0.55)  # a pause the 0.3 s window cuts at
+    far = stream(2.0)
+    assert len(near) == 2 and len(far) == 2
+    assert near[1][1] and near[1][0] > near[0][0]  # the second cut holds the first as well
+    assert not far[1][1] and far[1][0] < far[0][0] + far[1][0]

@@ -17,13 +17,21 @@ class Heard:
 
     ``best`` is the grammar's best call even when it was rejected, so a
     screen can offer it as a guess; ``call`` is None whenever confidence is
-    below the recognizer's threshold.
+    below the recognizer's threshold. ``second`` is the runner-up among the
+    allowed calls, found when the call is not sure (None when sure, or when
+    no other call was allowed): the two guesses a screen offers.
     """
 
     call: Call | None
     confidence: float
     ms: float
     best: Call | None = None
+    second: Call | None = None
+
+    @property
+    def guesses(self) -> tuple[Call, ...]:
+        """The best and the second-best call, for one key each (empty when nothing was heard)."""
+        return tuple(c for c in (self.best, self.second) if c is not None)
 
     @property
     def text(self) -> str | None:

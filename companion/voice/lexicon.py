@@ -1,10 +1,11 @@
 """Pronunciations of the four words and the call grammar, for the en-us acoustic model.
 
 Phones are ARPAbet as in CMUdict. The variants cover how English and German
-players say the words (issue 8): IÄÄ! as ee-ah, ee-aah, "ia" and German
-"i-ä"; Cthulhu! as ka-thoo-loo, k-tuh-lu and German "ktulu"; Ph'nglui! as
-fng-lu-ee, f-nuh-glu-ee and puh-ng-lui; Fhtagn! as f-tag-n, fuh-tahgn and
-German "ftagn". German sounds the English model lacks are mapped to the
+players say the words (issues 8 and 18): IÄÄ! as ee-ah, ya, "ia" (also
+read eye-ah), i-a-a and German "i-ä"; Cthulhu! as k-thoo-loo, ka-thoo-loo,
+ka-tul-hu, k-tuh-lu, German "ktulu" and "tschulu"; Ph'nglui! as fng-lu-ee,
+f-nuh-glu-ee, puh-ng-lui and German pf-; Fhtagn! as f-tag-n, fuh-tahgn,
+fuh-tag-en and German "ftagn". German sounds the English model lacks are mapped to the
 nearest English phone (ä → EH, short a → AA/AH, final -gn → G N).
 """
 
@@ -27,13 +28,19 @@ PRONUNCIATIONS: dict[Word, tuple[str, ...]] = {
         "IY AH",
         "IY AE",  # ee-aah (flat a)
         "IY EH",  # German i-ä
-        "IY Y AA",  # ee-ya; a bare "Y AA" would also be "your" and "ja"
-        "IY AA AA",
+        "IY Y AA",  # ee-ya
+        "IY AA AA",  # i-a-a, drawn out
         "IY EH EH",  # German iää, drawn out
+        "Y AA",  # ya: also "ja" and "yeah", which the confidence must tell apart
+        "Y AH",
+        "AY AH",  # English eye-ah, reading "Ia" as spelled
+        "AY AA",
+        "IY AH AA",  # i-a-a
+        "IH AA",  # a short i, said fast
     ),
     Word.CTHULHU: (
         "K AH TH UW L UW",  # ka-thoo-loo
-        "K TH UW L UW",
+        "K TH UW L UW",  # k-thoo-loo
         "K AA TH UW L UW",
         "K AH T UW L UW",
         "K T UW L UW",  # German ktulu
@@ -41,6 +48,13 @@ PRONUNCIATIONS: dict[Word, tuple[str, ...]] = {
         "K T AH L UW",
         "K AA T UW L UW",  # ka-too-loo
         "K AH TH UH L UW",
+        "K AA T UH L HH UW",  # ka-tul-hu
+        "K AH T AH L HH UW",
+        "K AA T UW L HH UW",
+        "K TH UW L HH UW",  # English reading of the spelling: c-thul-hu
+        "CH UW L UW",  # German tschulu
+        "CH UH L UW",
+        "T SH UW L UW",
     ),
     Word.PHNGLUI: (
         "F NG L UW IY",  # fng-lu-ee
@@ -54,6 +68,11 @@ PRONUNCIATIONS: dict[Word, tuple[str, ...]] = {
         "P NG L UW IY",
         "F NG L W IY",  # -lui as one syllable
         "P AH NG L W IY",
+        "F N L UW IY",  # the ng lost: fn-lu-ee
+        "F AH N L UW IY",
+        "P F NG L UW IY",  # German pf-
+        "F AH NG G L UW IH",
+        "F NG G L UW AY",  # English -lui as "louie"
     ),
     Word.FHTAGN: (
         "F T AE G N",  # f-tag-n
@@ -66,6 +85,11 @@ PRONUNCIATIONS: dict[Word, tuple[str, ...]] = {
         "F AH T AA N",  # g swallowed
         "F T AA N",
         "F T AE K AH N",
+        "F AH T AE G AH N",  # fuh-tag-en
+        "F T AE G EH N",
+        "F T AA G EH N",
+        "F HH T AE G N",  # the h said
+        "F T AE NG",  # -gn as ng, said fast
     ),
 }
 
@@ -105,10 +129,14 @@ def call_tokens(call: Call) -> str:
 
 
 def grammar_jsgf(calls: tuple[Call, ...], garbage: bool = False) -> str:
-    """A JSGF grammar whose sentences are exactly these calls (or any phones, with ``garbage``)."""
+    """A JSGF grammar whose sentences are these calls (or any phones, with ``garbage``).
+
+    Each word may be said more than once in a row ("IÄÄ! IÄÄ! Cthulhu!"):
+    an excited player's repeat is still the same call.
+    """
     if not calls and not garbage:
         raise ValueError("a grammar needs at least one call")
-    alts = [f"( {call_tokens(c)} )" for c in calls]
+    alts = [f"( {' '.join(TOKEN[w] + '+' for w in c)} )" for c in calls]
     extra = ""
     if garbage:
         alts.append("<garbage>")
@@ -118,11 +146,12 @@ def grammar_jsgf(calls: tuple[Call, ...], garbage: bool = False) -> str:
 
 
 def parse_tokens(hypstr: str) -> Call | None:
-    """The call a grammar hypothesis spells, or None for an empty one."""
+    """The call a grammar hypothesis spells (a word said twice counts once), or None."""
     # Segments name the pronunciation used ("iaa(3)"); the word is before "(".
     tokens = (t.split("(", 1)[0] for t in hypstr.split())
-    words = tuple(WORD_OF_TOKEN[t] for t in tokens if t in WORD_OF_TOKEN)
-    return words or None
+    words = [WORD_OF_TOKEN[t] for t in tokens if t in WORD_OF_TOKEN]
+    call = tuple(w for i, w in enumerate(words) if i == 0 or w != words[i - 1])
+    return call or None
 
 
 def is_garbage(token: str) -> bool:

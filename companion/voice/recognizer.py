@@ -101,6 +101,7 @@ class Features:
     unexplained: float  # share of the voice-active frames that no word of the call covers
     phones: int = 0  # phones in the call as pronounced (IÄÄ! 2, IÄÄ! Cthulhu! Fhtagn! 13–15)
     rival_garbage: bool = False  # the rival search's best path was the garbage loop
+    rival: Call | None = None  # the rival search's call, when its best path was one
 
     def vector(self) -> tuple[float, ...]:
         return (_clip(self.margin), _clip(self.word_gap / 10), _clip(self.silence_gap / 10),
@@ -160,6 +161,7 @@ class Recognizer:
         self._log = self._calls.get_logmath()
         self._searches: set[str] = set()
         self._rng_seed = 8
+        self._raw = b""  # the last utterance as decoded (with its noise floor)
 
     def _activate(self, calls: tuple[Call, ...], garbage: bool = False) -> None:
         name = "calls_" + "_".join(str(k_id(c)) for c in calls) + ("_garbage" if garbage else "")
@@ -172,14 +174,28 @@ class Recognizer:
         """The call in one utterance of 16 kHz mono samples, among ``calls``."""
         t0 = time.perf_counter()
         f = self.features(samples, calls)
-        confidence = confidence_of(f)
+        confidence = round(confidence_of(f), 3)
         call = f.best if f.best is not None and confidence >= self.threshold else None
-        return Heard(call, round(confidence, 3), (time.perf_counter() - t0) * 1000, f.best)
+        second = None
+        if f.best is not None and confidence < HIGH_CONFIDENCE:
+            second = self._second(f, calls)
+        return Heard(call, confidence, (time.perf_counter() - t0) * 1000, f.best, second)
+
+    def _second(self, f: Features, calls: tuple[Call, ...]) -> Call | None:
+        """The runner-up among the allowed calls: the rival search's call when it was
+        one of them, else one more search of the allowed calls without the best."""
+        others = tuple(c for c in calls if c != f.best)
+        if not others:
+            return None
+        if f.rival in others:
+            return f.rival
+        self._activate(others)
+        return parse_tokens(" ".join(w for w, *_ in _decode(self._calls, self._raw, self._log)))
 
     def features(self, samples: Samples, calls: tuple[Call, ...]) -> Features:
         if not calls or samples.size == 0:
             return Features(None, 0.0, 0.0, 0.0, 0.0)
-        raw = self._with_floor(samples)
+        raw = self._raw = self._with_floor(samples)
         self._activate(calls)
         words = _decode(self._calls, raw, self._log)
         best = parse_tokens(" ".join(w for w, *_ in words))
@@ -207,6 +223,7 @@ class Recognizer:
             self._unexplained(raw, spoken),
             sum(phone_count(w[0]) for w in spoken),
             rival_garbage,
+            None if rival_garbage else parse_tokens(" ".join(w for w, *_ in rivals)),
         )
 
     @staticmethod

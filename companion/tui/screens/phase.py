@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ...dicestats import per_cult
-from ...rules import Action, CallAction, Game, GiveUp, Word
+from ...rules import Action, Call, CallAction, Game, GiveUp, Word
 from ...rules.calls import call_text
 from ...secretary import SecretaryError
 from ..camera import CameraError, Seen
@@ -73,6 +73,7 @@ class PhaseScreen(Screen[None]):
         self.look: Seen | None = None  # the camera's last look at the table, for the map
         self.roll_look: Seen | None = None  # the look that read this roll (places of its dice)
         self.picked: int | None = None  # the die of the roll picked on the map
+        self.guesses: tuple[Call, ...] = ()  # an unsure spoken call's two guesses, keys 1 and 2
 
     @property
     def sapp(self) -> SecretaryApp:
@@ -178,7 +179,7 @@ class PhaseScreen(Screen[None]):
     def next_turn(self) -> None:
         g = self.game
         self.words, self.giving, self.correcting = [], False, False
-        self.seen, self.roll_look, self.picked = None, None, None
+        self.seen, self.roll_look, self.picked, self.guesses = None, None, None, ()
         if g.finished:
             self.stage = "over"
             self.refresh_view()
@@ -307,6 +308,8 @@ class PhaseScreen(Screen[None]):
                     self.submit(GiveUp(FACE_KEYS[key]))
             elif key in WORD_KEYS:
                 self.words.append(WORD_KEYS[key])
+            elif key in ("1", "2") and int(key) <= len(self.guesses):
+                self.words = list(self.guesses[int(key) - 1])
             elif key == "g":
                 self.giving = True
             elif key == "backspace":
@@ -417,16 +420,20 @@ class PhaseScreen(Screen[None]):
         if self.stage != "call" or self.giving:
             return
         heard = msg.heard
+        # Not sure: the two best guesses for one key each (1, 2), instead of a blank.
+        self.guesses = () if heard.sure else tuple(heard.guesses)
         if heard.call is None:
-            guess = f" (best guess {call_text(heard.best)}, {heard.confidence:.2f})" if heard.best else ""
-            self.status = f"no call heard clearly{guess}: key the call"
+            offer = " / ".join(f"{n} {call_text(c)}" for n, c in enumerate(self.guesses, start=1))
+            self.status = (f"no call heard clearly ({heard.confidence:.2f}): "
+                           + (f"key {offer}, or key the call" if offer else "key the call"))
         else:
             self.words = list(heard.call)
             if heard.sure:
                 self.status = f"heard {heard.text} ({heard.confidence:.2f}): Enter to accept, backspace to correct"
             else:
+                other = f", 2 for {call_text(self.guesses[1])}" if len(self.guesses) > 1 else ""
                 self.status = (f"not sure: heard {heard.text} ({heard.confidence:.2f}); "
-                               "ask the cult, then Enter to accept or key the call")
+                               f"ask the cult, then Enter to accept{other}, or key the call")
         self.refresh_view()
 
     def action_talk(self) -> None:
