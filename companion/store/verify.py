@@ -5,7 +5,6 @@ What each check proves, and what it does not, is in docs/verify.md.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,7 +12,7 @@ from ..record.replay import UnreadableRecord, replay_file
 from .base import GameInfo, StoredEvent, StoreError, chain_hash, genesis_hash
 from .fold import fold_partial, options_from_tags
 from .keys import Key, Keys
-from .sqlite import SQLiteStore, event_mac, explain, game_seal
+from .sqlite import DB_ERRORS, SQLiteStore, event_mac, explain, game_seal
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -148,10 +147,12 @@ def verify_db(path: Path, keys: Keys | None = None) -> list[Finding]:
     try:
         try:
             problems = [r[0] for r in store.conn.execute("PRAGMA quick_check")]
-        except sqlite3.Error as exc:
+        except DB_ERRORS as exc:
             problems = [explain(exc, store.where)]
         if problems != ["ok"]:
-            out.append(Finding(False, f"{store.where} is damaged: {problems[0]}"))
+            # quick_check speaks over several lines ("*** in database main ***\nPage 1: ..."): one is said
+            detail = " ".join(str(problems[0]).replace("*** in database main ***", "").split())
+            out.append(Finding(False, f"{store.where} is damaged: {detail}"))
         infos, bad = store.games_checked()
         out.extend(Finding(False, b) for b in bad)
         if not infos and not bad:
