@@ -99,6 +99,10 @@ def verify_game(store: SQLiteStore, info: GameInfo, keys: Keys) -> list[Finding]
         out.append(Finding(False, f"game {info.id}: {damage}"))
     fault = None if genesis_hash(info.tags, info.created) == info.genesis else "the game's tags or start time were changed"
     fault = fault or check_chain(info.genesis, events, _digests(store, info, events))
+    if out:  # damaged: the intact events are checked as far as they go; the rest is the damage said
+        if fault:
+            out.append(Finding(False, f"game {info.id}: {fault}"))
+        return out
     fault = fault or check_count(info, events)
     for key, whose in ((keys.table, "table"), (keys.organiser, "organiser")):
         if fault is None and key is not None:
