@@ -331,6 +331,13 @@ def test_databases_are_private(tmp_path: Path) -> None:
     assert db.parent.stat().st_mode & 0o777 == 0o700 and db.parent.parent.stat().st_mode & 0o777 == 0o700
 
 
+def test_a_database_of_an_older_companion_becomes_private(tmp_path: Path) -> None:
+    db, _ = finished_db(tmp_path)
+    db.chmod(0o644)
+    Secretary.open(db).close()
+    assert db.stat().st_mode & 0o777 == 0o600
+
+
 def test_an_older_database_is_migrated_with_its_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from companion.store.schema import MIGRATIONS
 

@@ -124,6 +124,14 @@ def game_seal(key: Key, info: GameInfo, meta_text: str) -> str:
     return f"{key.id}:{key.mac(body)}"
 
 
+def _tighten(path: Path) -> None:
+    """A database made by an older companion (0644) becomes the writer's alone, with its -wal and -shm."""
+    for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        with suppress(OSError):  # not ours to change: it stays as it is
+            if p.stat().st_mode & 0o077:
+                p.chmod(0o600)
+
+
 class SQLiteStore:
     """``GameStore`` on one SQLite file in WAL mode.
 
@@ -159,6 +167,8 @@ class SQLiteStore:
                 raise StoreError(f"cannot make {self.where}: {exc.strerror}") from None
         elif self.path.is_dir():
             raise StoreError(f"{self.where} is a folder, not a database")
+        elif create:
+            _tighten(self.path)
         try:
             self.conn = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)
         except DB_ERRORS as exc:
