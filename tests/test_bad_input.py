@@ -325,6 +325,21 @@ def test_key_files_are_private_and_never_overwritten(tmp_path: Path, capsys: pyt
     assert Keys(load_key(path)).table is not None
 
 
+def test_doctor_checks_the_table_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from companion import doctor
+
+    path = tmp_path / "k" / "table.key"
+    monkeypatch.setenv("COMPANION_TABLE_KEY", str(path))
+    assert doctor.check_key(doctor.Context()).status == "warn"
+    make_key(path)
+    assert doctor.check_key(doctor.Context()).status == "ok"
+    path.chmod(0o644)
+    assert doctor.check_key(doctor.Context()).status == "fail"
+    path.write_text("nonsense\n")
+    c = doctor.check_key(doctor.Context())
+    assert c.status == "fail" and c.fix
+
+
 def test_databases_are_private(tmp_path: Path) -> None:
     db, _ = finished_db(tmp_path / "new" / "folder")
     assert db.stat().st_mode & 0o777 == 0o600
