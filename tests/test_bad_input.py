@@ -574,3 +574,23 @@ def test_a_stereo_wav_cut_inside_a_frame_is_read_up_to_it(tmp_path: Path) -> Non
     f = tmp_path / "a.wav"
     f.write_bytes(wav_bytes(16000, 2, 2, np.full(3201, 7, np.uint8).tobytes()))
     assert read_wav(f).shape == (800,)
+
+
+# ------------------------------------------------- the one hook in the TUI
+def test_the_screen_says_when_the_database_is_lost() -> None:
+    import asyncio
+
+    from .test_tui_support import key_faces, manual_app, rolloff
+
+    async def play() -> None:
+        app = manual_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await rolloff(pilot)
+            await key_faces(pilot, "I3EEEI")
+            db = Path(app.secretary.store.path)  # type: ignore[attr-defined]
+            db.unlink()
+            await pilot.pause(1.5)  # the check runs every second
+            said = [n.message for n in app._notifications]
+            assert any("deleted" in m and "rescued" in m for m in said), said
+
+    asyncio.run(play())
