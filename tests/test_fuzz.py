@@ -34,7 +34,7 @@ from companion.voice.audio import AudioError, read_wav
 from .store_util import feed, sim_game
 
 #: Examples per test; COMPANION_FUZZ_EXAMPLES=5000 for a long hunt by hand.
-EXAMPLES = int(os.environ.get("COMPANION_FUZZ_EXAMPLES", "300"))
+EXAMPLES = int(os.environ.get("COMPANION_FUZZ_EXAMPLES", "200"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=timedelta(seconds=2),
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
