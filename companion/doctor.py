@@ -146,6 +146,25 @@ def _existing(p: Path) -> Path:
     return p
 
 
+def check_key(ctx: Context) -> Check:
+    """The table key that seals the games (docs/verify.md): present, readable, private."""
+    from .store.base import StoreError
+    from .store.keys import load_key, table_key_path
+
+    path = table_key_path()
+    if not path.exists():
+        return Check("table key", "warn", f"no table key at {path}: games are not sealed, and verify can only "
+                     "check their hash chain", f"make one: `companion key new --out {path}` (docs/verify.md)")
+    try:
+        key = load_key(path)
+    except StoreError as exc:
+        return Check("table key", "fail", str(exc), "restore the key from its copy, or make a new one")
+    if path.stat().st_mode & 0o077:
+        return Check("table key", "fail", f"{path} can be read by others than the service user",
+                     f"chmod 600 {path}")
+    return Check("table key", "ok", f"key {key.id} in {path}")
+
+
 def check_disk(ctx: Context) -> Check:
     where = _existing(paths.data_dir())
     free_mb = shutil.disk_usage(where).free / 2**20
@@ -203,7 +222,7 @@ def check_service(ctx: Context) -> Check:
 
 
 CHECKS: list[Callable[[Context], Check]] = [
-    check_camera, check_model, check_calibration, check_profile,
+    check_camera, check_model, check_calibration, check_profile, check_key,
     check_disk, check_database, check_clock, check_service,
 ]
 

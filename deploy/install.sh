@@ -12,13 +12,16 @@
 #   /opt/companion/venv   venv with --system-site-packages: picamera2/libcamera come from apt
 #   /var/lib/companion    home of user companion: data/companion (games database),
 #                         config/companion (calibration, enrolment profile, table key)
-# COMPANION_PREFIX and COMPANION_DATA move the first two; the service unit is written
-# from systemd/companion.service.in with them.
+# COMPANION_PREFIX and COMPANION_DATA move the first two, COMPANION_VOICE=1 turns voice on;
+# the service unit is written from systemd/companion.service.in with them.
 set -euo pipefail
 
 PREFIX=${COMPANION_PREFIX:-/opt/companion}
 DATA=${COMPANION_DATA:-/var/lib/companion}
 UNIT_DIR=${COMPANION_UNIT_DIR:-/etc/systemd/system}
+# COMPANION_VOICE=1: the secretary hears the calls (companion play --voice, a USB microphone);
+# only then is the service in the audio group and allowed the sound devices.
+VOICE=${COMPANION_VOICE:-0}
 USER_NAME=companion
 SRC_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 APT_PACKAGES=(python3-picamera2 python3-venv python3-pip python3-numpy rsync)
@@ -65,7 +68,12 @@ need_root() {
 
 # The unit with this install's paths (systemd/companion.service.in).
 render_unit() {
-    sed -e "s#@PREFIX@#$PREFIX#g" -e "s#@DATA@#$DATA#g" "$SRC_DIR/systemd/companion.service.in"
+    local audio_group="" voice_flag="" alsa="# without voice: "
+    if [ "$VOICE" = 1 ]; then
+        audio_group=" audio" voice_flag=" --voice" alsa=""
+    fi
+    sed -e "s#@PREFIX@#$PREFIX#g" -e "s#@DATA@#$DATA#g" -e "s#@AUDIO_GROUP@#$audio_group#g" \
+        -e "s#@VOICE_FLAG@#$voice_flag#g" -e "s|@ALSA@|$alsa|g" "$SRC_DIR/systemd/companion.service.in"
 }
 
 have_user() {
@@ -77,13 +85,15 @@ install_all() {
     run apt-get update
     run apt-get install -y --no-install-recommends "${APT_PACKAGES[@]}"
 
-    step "User $USER_NAME in the video and audio groups only (camera, microphone)"
+    local groups=video
+    [ "$VOICE" = 1 ] && groups=video,audio
+    step "User $USER_NAME in the groups it needs only: $groups (camera$([ "$VOICE" = 1 ] && echo ', microphone'))"
     if have_user; then
-        # -G without -a: exactly these groups (older installs added tty and input)
-        run usermod -G video,audio "$USER_NAME"
+        # -G without -a: exactly these groups (older installs added tty, input and audio)
+        run usermod -G "$groups" "$USER_NAME"
     else
         run useradd --system --home-dir "$DATA" --shell /usr/sbin/nologin \
-            --groups video,audio "$USER_NAME"
+            --groups "$groups" "$USER_NAME"
     fi
 
     step "Code in $PREFIX/src"

@@ -325,10 +325,32 @@ def test_key_files_are_private_and_never_overwritten(tmp_path: Path, capsys: pyt
     assert Keys(load_key(path)).table is not None
 
 
+def test_doctor_checks_the_table_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from companion import doctor
+
+    path = tmp_path / "k" / "table.key"
+    monkeypatch.setenv("COMPANION_TABLE_KEY", str(path))
+    assert doctor.check_key(doctor.Context()).status == "warn"
+    make_key(path)
+    assert doctor.check_key(doctor.Context()).status == "ok"
+    path.chmod(0o644)
+    assert doctor.check_key(doctor.Context()).status == "fail"
+    path.write_text("nonsense\n")
+    c = doctor.check_key(doctor.Context())
+    assert c.status == "fail" and c.fix
+
+
 def test_databases_are_private(tmp_path: Path) -> None:
     db, _ = finished_db(tmp_path / "new" / "folder")
     assert db.stat().st_mode & 0o777 == 0o600
     assert db.parent.stat().st_mode & 0o777 == 0o700 and db.parent.parent.stat().st_mode & 0o777 == 0o700
+
+
+def test_a_database_of_an_older_companion_becomes_private(tmp_path: Path) -> None:
+    db, _ = finished_db(tmp_path)
+    db.chmod(0o644)
+    Secretary.open(db).close()
+    assert db.stat().st_mode & 0o777 == 0o600
 
 
 def test_an_older_database_is_migrated_with_its_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -552,3 +574,23 @@ def test_a_stereo_wav_cut_inside_a_frame_is_read_up_to_it(tmp_path: Path) -> Non
     f = tmp_path / "a.wav"
     f.write_bytes(wav_bytes(16000, 2, 2, np.full(3201, 7, np.uint8).tobytes()))
     assert read_wav(f).shape == (800,)
+
+
+# ------------------------------------------------- the one hook in the TUI
+def test_the_screen_says_when_the_database_is_lost() -> None:
+    import asyncio
+
+    from .test_tui_support import key_faces, manual_app, rolloff
+
+    async def play() -> None:
+        app = manual_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await rolloff(pilot)
+            await key_faces(pilot, "I3EEEI")
+            db = Path(app.secretary.store.path)  # type: ignore[attr-defined]
+            db.unlink()
+            await pilot.pause(1.5)  # the check runs every second
+            said = [n.message for n in app._notifications]
+            assert any("deleted" in m and "rescued" in m for m in said), said
+
+    asyncio.run(play())

@@ -19,9 +19,9 @@ INSTALL = REPO / "deploy" / "install.sh"
 UNIT_TEMPLATE = REPO / "systemd" / "companion.service.in"
 
 
-def rendered_unit(prefix: str = "/opt/companion", data: str = "/var/lib/companion") -> str:
+def rendered_unit(prefix: str = "/opt/companion", data: str = "/var/lib/companion", voice: bool = False) -> str:
     """The unit as install.sh writes it for these paths."""
-    env = {**os.environ, "COMPANION_PREFIX": prefix, "COMPANION_DATA": data}
+    env = {**os.environ, "COMPANION_PREFIX": prefix, "COMPANION_DATA": data, "COMPANION_VOICE": str(int(voice))}
     proc = subprocess.run(["bash", str(INSTALL), "--print-unit"], capture_output=True, text=True, env=env,
                           check=True)
     return proc.stdout
@@ -49,7 +49,7 @@ def test_unit_verifies(tmp_path: Path) -> None:
 
 def test_unit_has_what_the_design_asks() -> None:
     text = rendered_unit()
-    for line in ("User=companion", "SupplementaryGroups=video audio\n", "Conflicts=getty@tty1.service",
+    for line in ("User=companion", "SupplementaryGroups=video\n", "# without voice: DeviceAllow=char-alsa", "Conflicts=getty@tty1.service",
                  "TTYPath=/dev/tty1", "StandardInput=tty", "Restart=on-failure", "NoNewPrivileges=yes",
                  "ProtectSystem=strict", "ReadWritePaths=/var/lib/companion\n", "PrivateTmp=yes",
                  "StandardError=journal", "--resume", "UMask=0077", "CapabilityBoundingSet=\n",
@@ -68,10 +68,17 @@ def test_unit_takes_the_paths_install_was_given() -> None:
     assert "/opt/companion" not in text and "/var/lib/companion" not in text
 
 
+def test_unit_with_voice_hears_and_only_then_has_sound() -> None:
+    text = rendered_unit(voice=True)
+    assert "SupplementaryGroups=video audio\n" in text and "\nDeviceAllow=char-alsa rw" in text
+    assert "play --resume --voice\n" in text
+
+
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
-def test_unit_exposure_is_at_most_2_5(tmp_path: Path) -> None:
+@pytest.mark.parametrize("voice", [False, True])
+def test_unit_exposure_is_at_most_2_5(tmp_path: Path, voice: bool) -> None:
     unit = tmp_path / "companion.service"
-    unit.write_text(rendered_unit())
+    unit.write_text(rendered_unit(voice=voice))
     proc = subprocess.run(["systemd-analyze", "security", "--offline=yes", str(unit)], capture_output=True,
                           text=True, check=False)
     found = re.search(r"Overall exposure level for companion.service: ([0-9.]+)", proc.stdout)

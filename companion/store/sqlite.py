@@ -27,6 +27,10 @@ from .base import (
 from .keys import Key, Keys
 from .schema import VERSION, migrate
 
+#: What SQLite raises on a damaged file: its own errors, and a UnicodeDecodeError when the
+#: message it builds quotes damaged bytes (a broken schema) or a text column is not UTF-8.
+DB_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, UnicodeDecodeError)
+
 _EVENT_COLS = "game_id, seq, kind, text, ref, note, created, evidence, prev_hash, hash, mac, omac"
 _GAME_COLS = "id, created, tags, meta, finished, genesis, n_events, last_hash, seal, oseal"
 
@@ -46,8 +50,10 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
-def explain(exc: sqlite3.Error, where: str) -> str:
+def explain(exc: Exception, where: str) -> str:
     """One sentence for people out of an SQLite error."""
+    if isinstance(exc, UnicodeDecodeError):  # damaged bytes where SQLite expected UTF-8 text
+        return f"{where} is damaged; `companion export` can still print the events before the damage"
     msg = str(exc).lower()
     if "full" in msg:
         return f"the disk holding {where} is full: the last entry was not stored; free some space and enter it again"
@@ -118,6 +124,14 @@ def game_seal(key: Key, info: GameInfo, meta_text: str) -> str:
     return f"{key.id}:{key.mac(body)}"
 
 
+def _tighten(path: Path) -> None:
+    """A database made by an older companion (0644) becomes the writer's alone, with its -wal and -shm."""
+    for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        with suppress(OSError):  # not ours to change: it stays as it is
+            if p.stat().st_mode & 0o077:
+                p.chmod(0o600)
+
+
 class SQLiteStore:
     """``GameStore`` on one SQLite file in WAL mode.
 
@@ -153,9 +167,11 @@ class SQLiteStore:
                 raise StoreError(f"cannot make {self.where}: {exc.strerror}") from None
         elif self.path.is_dir():
             raise StoreError(f"{self.where} is a folder, not a database")
+        elif create:
+            _tighten(self.path)
         try:
             self.conn = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)
-        except sqlite3.Error as exc:
+        except DB_ERRORS as exc:
             raise StoreError(explain(exc, self.where)) from None
         try:
             self.conn.execute("PRAGMA busy_timeout = 10000")
@@ -166,7 +182,7 @@ class SQLiteStore:
                     raise StoreError(f"{self.where} cannot be switched to write-ahead logging ({mode})")
             self.conn.execute("PRAGMA synchronous = FULL")
             migrate(self.conn, self.where)
-        except sqlite3.Error as exc:
+        except DB_ERRORS as exc:
             self.conn.close()
             sentence = explain(exc, self.where)
             if not (salvage and "damaged" in sentence):
@@ -186,7 +202,7 @@ class SQLiteStore:
             self.conn.execute("PRAGMA query_only = ON")
             self.conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
             version = self.conn.execute("PRAGMA user_version").fetchone()[0]
-        except sqlite3.Error as exc:
+        except DB_ERRORS as exc:
             raise StoreError(explain(exc, self.where)) from None
         self._ecols, game_cols = _columns(version if type(version) is int else VERSION)
         self._gsql = f"SELECT {game_cols} FROM games"
@@ -211,20 +227,20 @@ class SQLiteStore:
                 yield self.conn
             except BaseException:
                 if self.conn.in_transaction:  # SQLite may have rolled back already (a full disk)
-                    with suppress(sqlite3.Error):
+                    with suppress(*DB_ERRORS):
                         self.conn.execute("ROLLBACK")
                 raise
             self.conn.execute("COMMIT")
-        except sqlite3.Error as exc:
+        except DB_ERRORS as exc:
             if self.conn.in_transaction:
-                with suppress(sqlite3.Error):
+                with suppress(*DB_ERRORS):
                     self.conn.execute("ROLLBACK")
             raise StoreError(explain(exc, self.where)) from None
 
     def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         try:
             return list(self.conn.execute(sql, args))
-        except sqlite3.Error as exc:
+        except DB_ERRORS as exc:
             raise StoreError(explain(exc, self.where)) from None
 
     # ----------------------------------------------------------------- API
@@ -344,7 +360,7 @@ class SQLiteStore:
             for row in self.conn.execute(f"SELECT id, {self._ecols} FROM events ORDER BY id"):
                 last_id = row[0] if type(row[0]) is int else last_id
                 take(row)
-        except sqlite3.Error as exc:
+        except DB_ERRORS as exc:
             problem = explain(exc, self.where)
         if problem is not None:
             # past the damage, seek rowid by rowid: pages further on may still be whole
@@ -352,7 +368,7 @@ class SQLiteStore:
             while misses < 512:
                 try:
                     row = self.conn.execute(f"SELECT id, {self._ecols} FROM events WHERE id = ?", (rid,)).fetchone()
-                except sqlite3.Error:
+                except DB_ERRORS:
                     row = None
                 misses = misses + 1 if row is None else 0
                 if row is not None:
@@ -417,7 +433,7 @@ class SQLiteStore:
                     out.append(self._info(row))
                 except DamagedRow as exc:
                     bad.append(str(exc))
-        except sqlite3.Error as exc:
+        except DB_ERRORS as exc:
             if self.damage is None:
                 raise StoreError(explain(exc, self.where)) from None
             # a damaged file: the games readable in table order are what there is

@@ -5,7 +5,6 @@ What each check proves, and what it does not, is in docs/verify.md.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,7 +12,7 @@ from ..record.replay import UnreadableRecord, replay_file
 from .base import GameInfo, StoredEvent, StoreError, chain_hash, genesis_hash
 from .fold import fold_partial, options_from_tags
 from .keys import Key, Keys
-from .sqlite import SQLiteStore, event_mac, explain, game_seal
+from .sqlite import DB_ERRORS, SQLiteStore, event_mac, explain, game_seal
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -100,6 +99,10 @@ def verify_game(store: SQLiteStore, info: GameInfo, keys: Keys) -> list[Finding]
         out.append(Finding(False, f"game {info.id}: {damage}"))
     fault = None if genesis_hash(info.tags, info.created) == info.genesis else "the game's tags or start time were changed"
     fault = fault or check_chain(info.genesis, events, _digests(store, info, events))
+    if out:  # damaged: the intact events are checked as far as they go; the rest is the damage said
+        if fault:
+            out.append(Finding(False, f"game {info.id}: {fault}"))
+        return out
     fault = fault or check_count(info, events)
     for key, whose in ((keys.table, "table"), (keys.organiser, "organiser")):
         if fault is None and key is not None:
@@ -148,10 +151,12 @@ def verify_db(path: Path, keys: Keys | None = None) -> list[Finding]:
     try:
         try:
             problems = [r[0] for r in store.conn.execute("PRAGMA quick_check")]
-        except sqlite3.Error as exc:
+        except DB_ERRORS as exc:
             problems = [explain(exc, store.where)]
         if problems != ["ok"]:
-            out.append(Finding(False, f"{store.where} is damaged: {problems[0]}"))
+            # quick_check speaks over several lines ("*** in database main ***\nPage 1: ..."): one is said
+            detail = " ".join(str(problems[0]).replace("*** in database main ***", "").split())
+            out.append(Finding(False, f"{store.where} is damaged: {detail}"))
         infos, bad = store.games_checked()
         out.extend(Finding(False, b) for b in bad)
         if not infos and not bad:

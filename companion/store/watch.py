@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .base import StoreError
 from .keys import Keys
-from .sqlite import SQLiteStore, explain
+from .sqlite import DB_ERRORS, SQLiteStore, explain
 
 
 class StoreDetached(StoreError):
@@ -89,7 +89,7 @@ class WatchedStore(SQLiteStore):
             self.conn.execute("PRAGMA synchronous = FULL")
             self.conn.execute("BEGIN IMMEDIATE")  # makes the new log now, to watch it
             self.conn.execute("COMMIT")
-        except sqlite3.Error as exc:
+        except DB_ERRORS as exc:
             self.detached = f"{problem}, and the events in it could not be saved ({explain(exc, self.where)})"
             return False
         self._wal_id = _ident(self.wal_path)

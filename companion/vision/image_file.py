@@ -38,7 +38,17 @@ def _png_size(data: bytes) -> tuple[int, int]:
     if len(data) < 24 or data[12:16] != b"IHDR":
         raise ImageFileError("its PNG header is cut short or damaged")
     width, height = struct.unpack(">II", data[16:24])
-    return width, height
+    # Every chunk must fit in the file: OpenCV allocates what a chunk claims (1 GB for one
+    # flipped length byte) before finding the file too short.
+    at = 8
+    while at + 12 <= len(data):
+        (length,) = struct.unpack(">I", data[at : at + 4])
+        if at + 12 + length > len(data):
+            break
+        if data[at + 4 : at + 8] == b"IEND":
+            return width, height
+        at += 12 + length
+    raise ImageFileError("its PNG chunks are cut short or damaged")
 
 
 def _jpeg_size(data: bytes) -> tuple[int, int]:

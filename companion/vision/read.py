@@ -147,7 +147,8 @@ def read_images(reader: Reader, paths: Iterable[str]) -> Iterator[ImageResult]:
         try:
             image = load_image(path)
         except ReadError as exc:
-            yield ImageResult(path, error=str(exc))
+            # the result names the image already: "big.png: error: it is 30000x30000 pixels; ..."
+            yield ImageResult(path, error=str(exc).removeprefix(f"{path}: "))
             continue
         start = time.perf_counter()
         dice = reader.read(image)
