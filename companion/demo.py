@@ -215,7 +215,8 @@ def _crash_hook(after: int | None) -> Callable[[], None] | None:
 
 def run(args: argparse.Namespace) -> int:
     """``companion demo``: the screens when they exist and are wanted, else headless."""
-    if not getattr(args, "headless", False):
+    # --resume finishes a headless demo game: the screen demo keeps no game to resume
+    if not getattr(args, "headless", False) and not getattr(args, "resume", False):
         try:  # the screens are optional: their dependencies may be missing
             app = importlib.import_module("companion.tui.app")
         except ImportError:

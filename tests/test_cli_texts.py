@@ -61,3 +61,11 @@ def test_opencv_warnings_stay_off_the_terminal() -> None:
     loud = subprocess.run([sys.executable, "-c", code.replace("companion, ", "")], capture_output=True,
                           text=True, env={**env, "OPENCV_LOG_LEVEL": "WARNING"}, timeout=60)
     assert "[ WARN" in loud.stderr  # the test can fail: without the setting OpenCV does warn
+
+
+def test_demo_resume_is_the_headless_demo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # no screens open: --resume finishes (or, with nothing to finish, plays) the headless demo
+    assert main(["demo", "--db", str(tmp_path / "d.db"), "--resume", "--seed", "3"]) == 0
+    out, err = capsys.readouterr()
+    assert '[Event "Demo"]' in out and "# winners: " in out
+    assert "no unfinished demo game to resume" in err

@@ -37,6 +37,8 @@ def test_play_arguments() -> None:
     a = _args("--manual", "--cults", "Anna Ben", "--db", "x.db", "--resume")
     assert a.manual and a.cults == "Anna Ben" and a.db == "x.db" and a.resume
     assert a.func is run_play
+    t = _args("--table", "7", "--dice", "red-set", "--event", "Club")
+    assert (t.table, t.dice, t.event) == ("7", "red-set", "Club")
 
 
 @sync
@@ -63,3 +65,10 @@ def test_resume_with_nothing_to_resume_says_so_on_the_screen(tmp_path: object, m
     assert run_play(_args("--manual", "--resume", "--db", db)) == 0
     assert seen and "holds no unfinished game, so this is a new one" in seen[0] and db in seen[0]
     assert capsys.readouterr().err == ""  # a line printed before the screens would vanish under them
+
+
+def test_play_tags_the_table_and_the_dice(tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    tags: list[dict[str, str]] = []
+    monkeypatch.setattr(SecretaryApp, "run", lambda self: tags.append(self.tags))
+    assert run_play(_args("--manual", "--db", f"{tmp_path}/g.db", "--table", "7", "--dice", "red")) == 0
+    assert tags == [{"Table": "7", "Dice": "red"}]

@@ -121,7 +121,7 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     d = subparsers.add_parser(
         "demo", help="a whole game on the simulated table",
         description="On screen: Anna, Ben, Cleo… play to 60 points on the simulated table; the renderer "
-                    "draws each roll and the vision pipeline reads it when the face model is installed, "
+                    "draws each roll and the vision pipeline reads it (when it reads a test table right), "
                     "the table map shows what was read, and a cult makes an illegal call now and then. "
                     "With --headless: the game of `companion simulate --seed S --cults N` (Cult1, Cult2…, "
                     "the rulebook's target) is fed to the secretary, stored, and its record printed.")
@@ -135,7 +135,7 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     d.add_argument("--target", type=int, help="on screen: points to win (default 60, a short game)")
     d.add_argument("--pace", type=float, help="seconds between steps on screen (default 0.4)")
     d.add_argument("--resume", action="store_true",
-                   help="with --headless: finish the unfinished demo game of --db without asking")
+                   help="finish the unfinished --headless demo game of --db without asking (headless)")
     d.add_argument("--crash-after", type=int, help=argparse.SUPPRESS)  # tests: kill -9 after N events
     d.set_defaults(func=_cmd_demo)
 

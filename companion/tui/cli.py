@@ -18,6 +18,8 @@ def add_commands(subparsers: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--calibration", metavar="FILE", help="the saved calibration (default: the installed one)")
     p.add_argument("--profile", metavar="DIR", help="the enrolment profile of this table's dice")
     p.add_argument("--event", default="", help="the Event tag of the record")
+    p.add_argument("--table", default="", help="the Table tag: which table (companion stats groups by it)")
+    p.add_argument("--dice", default="", help="the Dice tag: which set of dice (companion stats groups by it)")
     p.add_argument("--voice", action="store_true",
                    help="hear the spoken calls with a USB microphone (needs the voice extra)")
     p.add_argument("--mic", default=None, help="the microphone (sounddevice name or index)")
@@ -59,7 +61,7 @@ def run_play(args: argparse.Namespace) -> int:
         else:
             secretary.resume(info.id)
             resumed = True
-    tags = {"Event": args.event} if args.event else {}
+    tags = {k: v for k, v in (("Event", args.event), ("Table", args.table), ("Dice", args.dice)) if v}
     app = SecretaryApp(secretary, resumed=resumed, camera=camera, camera_status=status, cults=args.cults,
                        record_path=Path(args.record) if args.record else None, tags=tags,
                        ansi=_ansi_console(), notice=notice)

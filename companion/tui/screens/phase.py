@@ -131,7 +131,7 @@ class PhaseScreen(Screen[None]):
             roll.append(face, "bold black on bright_yellow" if picked else "bold red" if face == "?" else "bold cyan")
             roll.append(" " if i + 1 < max(size, 1) else "")
         if self.stage == "roll":
-            roll.append(" · keys i 1 2 3 e · enter · left/right pick" if size > 1 else
+            roll.append(" · i 1 2 3 e, enter, left/right pick" if size > 1 else
                         " · keys i 1 2 3 e, enter", style="dim")
         self.query_one("#roll", Static).update(roll)
         call = Text.assemble(("call", "bold"), " ", (words_text(self.words), "bold magenta"))
