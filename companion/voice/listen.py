@@ -31,6 +31,8 @@ MAX_SECONDS = 6.0
 #: share of it that must be speech (or not) to decide (``Utterances``).
 WINDOW = 0.5
 RATIO = 0.9
+#: WebRTC VAD aggressiveness, 0 (loose) to 3: a higher mode hears the end of speech sooner.
+VAD_MODE = 0
 #: Speech that starts this soon (s) after a cut continues the utterance before.
 JOIN = 0.6
 _STOP = object()
@@ -48,9 +50,9 @@ class Utterances:
     """
 
     def __init__(self, rate: int = RATE, window: float = WINDOW, ratio: float = RATIO,
-                 join: float = JOIN) -> None:
+                 join: float = JOIN, vad_mode: int = VAD_MODE) -> None:
         ps = pocketsphinx_module()
-        self._ep = ps.Endpointer(window=window, ratio=ratio, sample_rate=rate)
+        self._ep = ps.Endpointer(window=window, ratio=ratio, vad_mode=vad_mode, sample_rate=rate)
         self.rate = rate
         self.join = join
         self.frame_bytes: int = self._ep.frame_bytes
