@@ -46,6 +46,7 @@ LEGACY_SET = CACHE / "voice-testset-seed8"
 TALK_SHARE = 0.1
 ALL_CALLS: tuple[Call, ...] = tuple(TABLE_K.values())
 T = TypeVar("T")
+J = TypeVar("J")
 
 
 def dev_set(seed: int) -> Path:
@@ -166,70 +167,94 @@ def report(rows: list[Row]) -> None:
               f"{sum(r.item.call is None for r in sel)}")
 
 
+@dataclass
+class Streamed:
+    """One call streamed through the endpointer (``stream_one``)."""
+
+    delay: float = 0.0  # ms from the end of speech to the endpointer's cut
+    wall: float = 0.0  # ms the recognizer took on that cut
+    cpu: float = 0.0  # its CPU time: what one unshared thread would take
+    right: bool = False
+    splits: int = 0  # cuts before the end of speech (inside the call)
+    joined: bool = False
+    unended: str | None = None  # the noise level at which no end was found
+
+
+def stream_one(job: tuple[Path, ts.Item, float, tuple[float, float, int]]) -> Streamed:
+    from companion.voice.listen import Utterances
+    from companion.voice.recognizer import Recognizer
+
+    rec = _WORKER.get("rec")
+    if not isinstance(rec, Recognizer):
+        rec = _WORKER["rec"] = Recognizer()
+    folder, it, end, (window, ratio, mode) = job
+    x = read_wav(folder / it.file)
+    # The room goes on after the file ends: repeat its last 0.3 s (no speech
+    # there) so the endpointer can decide the end as it would live.
+    pcm = np.concatenate([x] + [x[-RATE * 3 // 10:]] * 5).tobytes()
+    cuts = Utterances(window=window, ratio=ratio, vad_mode=mode)
+    fb = cuts.frame_bytes
+    calls = situation_calls(it, True)
+    out = Streamed()
+    for i in range(0, len(pcm) - fb + 1, fb):
+        utt = cuts.push(pcm[i:i + fb])
+        if utt is None:
+            continue
+        detected = (i + fb) / 2 / RATE
+        t0, c0 = time.perf_counter(), time.process_time()
+        heard = rec.hear(np.frombuffer(utt, dtype="<i2"), calls)
+        took, cpu = (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
+        if detected < end:  # cut at a pause inside the call: the Listener posts a
+            out.splits += 1  # first result, then the joined one replaces it
+            continue
+        out.delay, out.wall, out.cpu = (detected - end) * 1000, took, cpu
+        out.right, out.joined = heard.text == it.call, cuts.joined
+        return out
+    out.unended = "clean" if it.snr is None else f"{it.snr} dB"  # the noise kept it "in speech"
+    return out
+
+
 def latency(items: list[ts.Item], folder: Path, window: float | None = None,
-            ratio: float | None = None) -> None:
+            ratio: float | None = None, mode: int | None = None, workers: int = 1) -> None:
     """Stream each call through the Listener's endpointer, as the microphone would.
 
     Every cut is heard, as the Listener hears it (a cut continued within
     ``JOIN`` is heard again joined); the result that counts is the one of the
     first cut after the end of speech, timed from that end (audio time of the
-    endpointer's decision) plus the recognizer's computing time.
+    endpointer's decision) plus the recognizer's computing time (wall time on
+    this shared machine, and CPU time: one unshared thread). The end of
+    speech is taken from the clean rendering of the same saying.
     """
-    from companion.voice.listen import JOIN, MAX_SECONDS, RATIO, WINDOW, Utterances
-    from companion.voice.recognizer import Recognizer
+    from companion.voice.listen import JOIN, MAX_SECONDS, RATIO, VAD_MODE, WINDOW
 
-    rec = Recognizer()
-    window = WINDOW if window is None else window
-    ratio = RATIO if ratio is None else ratio
+    setting = (WINDOW if window is None else window, RATIO if ratio is None else ratio,
+               VAD_MODE if mode is None else mode)
     clean_end = {}
     for it in items:
         if it.snr is None:
             clean_end[(it.voice, it.spoken, it.speed, it.pitch)] = speech_end(read_wav(folder / it.file))
-    delays: list[float] = []
-    computes: list[float] = []
-    right: list[bool] = []
-    split = joined = 0
+    jobs = [(folder, it, clean_end[(it.voice, it.spoken, it.speed, it.pitch)], setting)
+            for it in items if it.call is not None and (it.voice, it.spoken, it.speed, it.pitch) in clean_end]
+    done = _map(stream_one, jobs, workers)
+    got = [d for d in done if d.unended is None]
     unended: dict[str, int] = defaultdict(int)
-    for it in items:
-        if it.call is None:
-            continue
-        end = clean_end.get((it.voice, it.spoken, it.speed, it.pitch))
-        if end is None:
-            continue
-        x = read_wav(folder / it.file)
-        # The room goes on after the file ends: repeat its last 0.3 s (no speech
-        # there) so the endpointer can decide the end as it would live.
-        pcm = np.concatenate([x] + [x[-RATE * 3 // 10:]] * 5).tobytes()
-        cuts = Utterances(window=window, ratio=ratio)
-        fb = cuts.frame_bytes
-        calls = situation_calls(it, True)
-        for i in range(0, len(pcm) - fb + 1, fb):
-            utt = cuts.push(pcm[i:i + fb])
-            if utt is None:
-                continue
-            detected = (i + fb) / 2 / RATE
-            t0 = time.perf_counter()
-            heard = rec.hear(np.frombuffer(utt, dtype="<i2"), calls)
-            took = (time.perf_counter() - t0) * 1000
-            if detected < end:  # cut at a pause inside the call: the Listener posts a
-                split += 1      # first result, then the joined one replaces it
-                continue
-            joined += cuts.joined
-            computes.append(took)
-            delays.append((detected - end) * 1000)
-            right.append(heard.text == it.call)
-            break
-        else:  # the noise kept the endpointer "in speech" to the end
-            unended["clean" if it.snr is None else f"{it.snr} dB"] += 1
-    if not delays:
+    for d in done:
+        if d.unended is not None:
+            unended[d.unended] += 1
+    if not got:
         print("  latency: the endpointer cut no utterance")
         return
-    total = [d + c for d, c in zip(delays, computes, strict=True)]
-    print(f"  endpointer window {window:.2f} s, ratio {ratio:.2f}, join {JOIN:.1f} s: end of speech → call, "
-          f"median over {len(total)} calls {statistics.median(total):.0f} ms "
-          f"(endpointer {statistics.median(delays):.0f} ms + recognizer {statistics.median(computes):.0f} ms; "
-          f"90th percentile {np.percentile(total, 90):.0f} ms); {split} cuts inside a call, "
-          f"{joined} calls heard joined; streamed result right {100 * sum(right) / len(right):.1f}%")
+    total = [d.delay + d.wall for d in got]
+    one = [d.delay + d.cpu for d in got]
+    med = statistics.median
+    print(f"  endpointer window {setting[0]:.2f} s, ratio {setting[1]:.2f}, VAD mode {setting[2]}, join {JOIN:.1f} s: "
+          f"end of speech → call, median over {len(got)} calls {med(total):.0f} ms wall "
+          f"(endpointer {med([d.delay for d in got]):.0f} ms + recognizer {med([d.wall for d in got]):.0f} ms; "
+          f"90th percentile {np.percentile(total, 90):.0f} ms); with the recognizer's CPU time "
+          f"(one unshared thread) median {med(one):.0f} ms, recognizer {med([d.cpu for d in got]):.0f} ms, "
+          f"90th percentile {np.percentile(one, 90):.0f} ms; {sum(d.splits for d in done)} cuts inside a call, "
+          f"{sum(d.joined for d in got)} calls heard joined; streamed result right "
+          f"{100 * sum(d.right for d in got) / len(got):.1f}%")
     if unended:
         print("  no end of speech found within 1.5 s of silence (the Listener then cuts at "
               f"{MAX_SECONDS:.0f} s): " + ", ".join(f"{k} {v}" for k, v in unended.items()))
@@ -238,7 +263,7 @@ def latency(items: list[ts.Item], folder: Path, window: float | None = None,
 _WORKER: dict[str, object] = {}
 
 
-def _hear_file(job: tuple[Path, ts.Item]) -> list[tuple[str | None, str | None, float, float]]:
+def _hear_file(job: tuple[Path, ts.Item]) -> list[tuple[bool, str | None, str | None, float, float]]:
     """One file heard with and without narrowing, in a worker with its own Recognizer."""
     from companion.voice.recognizer import Recognizer
 
@@ -248,9 +273,9 @@ def _hear_file(job: tuple[Path, ts.Item]) -> list[tuple[str | None, str | None, 
     folder, it = job
     x = read_wav(folder / it.file)
     out = []
-    for narrowed in (False, True):
+    for narrowed in ((True,) if _WORKER.get("narrowed_only") else (False, True)):
         h = rec.hear(x, situation_calls(it, narrowed))
-        out.append((h.text, call_text(h.best) if h.best else None, h.confidence, h.ms))
+        out.append((narrowed, h.text, call_text(h.best) if h.best else None, h.confidence, h.ms))
     return out
 
 
@@ -265,7 +290,7 @@ def _features_file(job: tuple[Path, ts.Item]) -> list[tuple[bool, object]]:
     return [(narrowed, rec.features(x, situation_calls(it, narrowed))) for narrowed in (False, True)]
 
 
-def _map(fn: Callable[[tuple[Path, ts.Item]], T], jobs: list[tuple[Path, ts.Item]], workers: int) -> list[T]:
+def _map(fn: Callable[[J], T], jobs: list[J], workers: int) -> list[T]:
     if workers <= 1:
         return [fn(j) for j in jobs]
     with multiprocessing.get_context("fork").Pool(workers) as pool:
@@ -275,7 +300,7 @@ def _map(fn: Callable[[tuple[Path, ts.Item]], T], jobs: list[tuple[Path, ts.Item
 def run(items: list[ts.Item], folder: Path, workers: int = 1) -> list[Row]:
     rows: list[Row] = []
     for it, heard in zip(items, _map(_hear_file, [(folder, it) for it in items], workers), strict=True):
-        for narrowed, (text, best, conf, ms) in zip((False, True), heard, strict=True):
+        for narrowed, text, best, conf, ms in heard:
             rows.append(Row(it, narrowed, text, best, conf, ms))
     return rows
 
@@ -292,20 +317,36 @@ class Decoded:
 
 
 def dev_features(seeds: tuple[int, ...], limit: int = 1, workers: int = 1) -> list[Decoded]:
+    """Features of every development decode; cached per seed beside the set's files, under
+    a hash of the dictionary (a changed lexicon decodes again)."""
+    import hashlib
+    import json
+
+    from companion.voice.lexicon import dictionary_text
     from companion.voice.recognizer import Features
 
+    key = hashlib.sha1(dictionary_text().encode()).hexdigest()[:10]
     out: list[Decoded] = []
     for seed in seeds:
         items = ensure_dev(seed)[::limit]
+        cache = dev_set(seed) / f"features-{key}-limit{limit}.json"
+        if cache.exists():
+            rows = json.loads(cache.read_text(encoding="utf-8"))
+            out += [Decoded(seed, tuple(r[0]), r[1], r[2], r[3]) for r in rows]
+            print(f"  features of {len(items)} files of {dev_set(seed)} from {cache.name}", flush=True)
+            continue
         print(f"  features of {len(items)} files of {dev_set(seed)} …", flush=True)
         done = _map(_features_file, [(dev_set(seed), it) for it in items], workers)
+        mine: list[Decoded] = []
         for it, pair in zip(items, done, strict=True):
             for narrowed, f in pair:
                 assert isinstance(f, Features)
                 if f.best is None:
                     continue
-                out.append(Decoded(seed, f.vector(), call_text(f.best) == it.call,
-                                   it.call is None, narrowed))
+                mine.append(Decoded(seed, f.vector(), call_text(f.best) == it.call,
+                                    it.call is None, narrowed))
+        cache.write_text(json.dumps([[d.x, d.right, d.talk, d.narrowed] for d in mine]), encoding="utf-8")
+        out += mine
     return out
 
 
@@ -426,12 +467,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--legacy", action="store_true", help=f"the older espeak-ng-only set ({LEGACY_SET})")
     ap.add_argument("--workers", type=int, default=1, help="processes that hear files (latency: always one)")
     ap.add_argument("--windows", type=str, default=None,
-                    help="endpointer settings to time, WINDOW[:RATIO] comma-separated, e.g. 0.5:0.9,0.3 "
+                    help="endpointer settings to time, WINDOW[:RATIO[:VAD_MODE]] comma-separated, e.g. 0.5:0.9,0.2:0.9:3 "
                          "(default: the Listener's)")
     ap.add_argument("--latency-only", action="store_true", help="time the endpointer and recognizer only")
+    ap.add_argument("--narrowed-only", action="store_true", help="hear with --roll/--layout only (half the time)")
     ap.add_argument("--limit", type=int, default=None, help="use every n-th file only")
     ap.add_argument("--fit", action="store_true", help="fit the confidence on the development sets (seeds 1-4)")
     ap.add_argument("--dev", action="store_true", help="report on the development sets (seeds 1-4) instead")
+    ap.add_argument("--seeds", type=str, default=None, help="development seeds to use, e.g. 1,2 (default 1,2,3,4)")
     ap.add_argument("--errors", action="store_true", help="list every file not heard right (narrowed)")
     args = ap.parse_args([] if argv is None else argv)  # `python -m benchmarks` passes none
     try:
@@ -441,15 +484,20 @@ def main(argv: list[str] | None = None) -> int:
     except RuntimeError as exc:
         print(f"bench_voice: {exc}", file=sys.stderr)
         return 2
+    _WORKER["narrowed_only"] = args.narrowed_only
     if args.fit:
-        fit(ts.DEV_SEEDS, args.limit or 1, args.workers)
+        seeds = tuple(int(x) for x in args.seeds.split(",")) if args.seeds else ts.DEV_SEEDS
+        if ts.KEPT_SEED in seeds:
+            print(f"bench_voice: seed {ts.KEPT_SEED} is the kept-aside set's", file=sys.stderr)
+            return 2
+        fit(seeds, args.limit or 1, args.workers)
         return 0
     if args.dev:
         items_dev = [(dev_set(seed), it) for seed in ts.DEV_SEEDS for it in ensure_dev(seed)[:: args.limit or 1]]
         print(f"bench_voice on {describe()}: {len(items_dev)} files of the development sets")
         rows = []
         for (_folder, it), heard in zip(items_dev, _map(_hear_file, items_dev, args.workers), strict=True):
-            for narrowed, (text, best, conf, took) in zip((False, True), heard, strict=True):
+            for narrowed, text, best, conf, took in heard:
                 rows.append(Row(it, narrowed, text, best, conf, took))
         report(rows)
         _per_call(rows)
@@ -462,21 +510,24 @@ def main(argv: list[str] | None = None) -> int:
     print(f"bench_voice on {describe()}")
     print(f"  {len(items)} files from {folder} (high confidence: ≥ {HIGH_CONFIDENCE})")
     t0 = time.perf_counter()
-    settings: list[tuple[float | None, float | None]] = [(None, None)]
+    settings: list[tuple[float | None, float | None, int | None]] = [(None, None, None)]
     if args.windows:
-        settings = [(float(w.split(":")[0]), float(w.split(":")[1]) if ":" in w else None)
-                    for w in args.windows.split(",")]
+        settings = []
+        for w in args.windows.split(","):
+            parts = w.split(":")
+            settings.append((float(parts[0]), float(parts[1]) if len(parts) > 1 else None,
+                             int(parts[2]) if len(parts) > 2 else None))
     if args.latency_only:
-        for window, ratio in settings:
-            latency(items, folder, window, ratio)
+        for window, ratio, mode in settings:
+            latency(items, folder, window, ratio, mode, args.workers)
         return 0
     rows = run(items, folder, args.workers)
     report(rows)
     ms = [r.ms for r in rows if r.narrowed]
     print(f"  recognizer time per file (narrowed, {args.workers} worker(s)): "
           f"median {statistics.median(ms):.0f} ms")
-    for window, ratio in settings:
-        latency(items, folder, window, ratio)
+    for window, ratio, mode in settings:
+        latency(items, folder, window, ratio, mode, args.workers)
     print(f"  ({time.perf_counter() - t0:.0f} s in all)")
     _per_call(rows)
     if args.errors:
