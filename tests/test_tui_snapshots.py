@@ -107,7 +107,14 @@ async def dispute(pilot: Pilot[None]) -> None:
     await pilot.pause()
 
 
-async def nothing(pilot: Pilot[None]) -> None:
+async def setup_still(pilot: Pilot[None]) -> None:
+    """The setup form with its cursor held visible: a blinking cursor (every 0.5 s) made the
+    snapshot depend on how busy the machine was."""
+    from textual.widgets import Input
+
+    await pilot.pause()
+    for field in pilot.app.screen.query(Input):
+        field.cursor_blink = False
     await pilot.pause()
 
 
@@ -178,7 +185,7 @@ async def map_read(pilot: Pilot[None]) -> None:
 
 SCREENS: dict[str, tuple[Callable[[], SecretaryApp], Before]] = {
     "map_read": (map_app, map_read),
-    "setup": (lambda: SecretaryApp(secretary(), cults="Anna Ben Cleo"), nothing),
+    "setup": (lambda: SecretaryApp(secretary(), cults="Anna Ben Cleo"), setup_still),
     "rolloff": (lambda: manual_app(CULTS), rolloff_tie),
     "phase": (lambda: manual_app(CULTS), phase),
     "phase_six_cults": (lambda: manual_app(("Anna", "Ben", "Cleo", "Dora", "Emil", "Fay")), phase_six),
