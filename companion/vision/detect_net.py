@@ -190,7 +190,9 @@ def find_dice_net(
 
 def _candidates(sess: Any, image_bgr: ImageBGR, input_long: int, floor: float) -> list[Candidate]:
     """Heatmap peaks at or above ``floor``, decoded to dice in frame pixels, strongest first."""
-    x, s = _prepare(image_bgr, input_long)
+    # A frame smaller than the input is not enlarged: its dice (VISION.md: 40-160 px,
+    # a close-up's one die about 50-65 px in 96) are then as big as the network saw them.
+    x, s = _prepare(image_bgr, min(input_long, max(image_bgr.shape[:2])))
     maps = np.asarray(sess.run(None, {sess.get_inputs()[0].name: x})[0][0], np.float32)
     heat = maps[0]
     peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= floor)
