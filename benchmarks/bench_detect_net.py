@@ -141,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--first", type=int, default=5000)
     ap.add_argument("--no-classical", action="store_true")
     ap.add_argument("--real", action="store_true")
+    ap.add_argument("--split", choices=("kept", "dev", "all"), default="all", help="with --real: which photos")
+    ap.add_argument("--finders", default="", help="with --real: comma-separated finders (default all)")
     ap.add_argument("--verbose", action="store_true", help="with --real: list every miss and phantom")
     ap.add_argument("--time", action="store_true")
     ap.add_argument("--sweep", type=int, default=0, metavar="N")
@@ -160,7 +162,11 @@ def main(argv: list[str] | None = None) -> int:
         if not args.no_classical:
             named.append(("classic", find_dice))
         for split, what in (("kept", "KEPT-ASIDE photos (N % 4 == 0)"), ("dev", "development photos")):
+            if args.split not in (split, "all"):
+                continue
             for name, fn in named:
+                if args.finders and name not in args.finders.split(","):
+                    continue
                 t0 = time.perf_counter()
                 sc = real_photos(fn, split)
                 ms = (time.perf_counter() - t0) * 1000 / max(sc.photos, 1)

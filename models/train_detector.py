@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -128,6 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--threads", type=int, default=2)
     t.add_argument("--real-share", type=float, default=0.0,
                    help="share of samples from the development photos of shared/real-dice")
+    t.add_argument("--hard", type=Path, default=None, help="phantoms on development photos to show more often")
+    t.add_argument("--hard-share", type=float, default=0.3, help="share of real samples around a hard negative")
+    t.add_argument("--near", type=float, default=0.8, help="share of rendered crops that hold a die")
     t.add_argument("--closeup-every", type=int, default=0, help="every N-th batch: 96x96 one-die frames")
     t.add_argument("--freeze-bn", action="store_true", help="keep BatchNorm statistics fixed (fine-tuning)")
     t.add_argument("--export-every", type=float, default=0.0, help="also export every so many minutes")
@@ -284,6 +288,7 @@ class Frames:
 
     def __init__(self, root: Path, rng: np.random.Generator, max_frames: int = 8000) -> None:
         self.root, self.rng, self.max = root, rng, max_frames
+        self.near = 0.8  # share of crops that hold a die; the others show clutter and table
         self.loaded: set[str] = set()
         self.items: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.refresh()
@@ -313,7 +318,7 @@ class Frames:
             # half-scale store; scale s puts a 40-160 px die at 8..88 px on the input
             s = float(np.exp(rng.uniform(math.log(0.4), math.log(1.1))))
             im, cor, ctr = _rescale(img, cor, ctr, s, crop)
-            x0, y0 = _window(rng, im, ctr, crop)
+            x0, y0 = _window(rng, im, ctr, crop, near=self.near)
             im = im[y0:y0 + crop, x0:x0 + crop]
             off = np.array([x0, y0], np.float32)
             cor, ctr = cor - off, ctr - off
@@ -326,21 +331,29 @@ class Frames:
 class RealPhotos:
     """The development photos of shared/real-dice (never the kept-aside ones, benchmarks/real_dice.py).
 
-    Their labels give the top face's center only: they teach the heatmap and
-    the center offset; the edge, rotation and corner heads learn from
-    renderings alone (weight 0 here). A die's edge, needed for the heatmap's
+    Their labels give the top face's center only, roughly: they teach the
+    heatmap; the offset, edge, rotation and corner heads learn from renderings
+    alone (weight 0 here). A die's edge, needed for the heatmap's
     spread and the close-ups' scale, is guessed from the photo's largest pip
     box (a six's pips span about 0.7 of the face).
     """
 
-    def __init__(self, rng: np.random.Generator) -> None:
+    def __init__(self, rng: np.random.Generator, hard: Path | None = None, hard_share: float = 0.0) -> None:
         import cv2
 
         from benchmarks import real_dice
 
         self.rng = rng
         self.items: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        # Hard negatives: where a model took something for a die on these photos
+        # (lines "  phantom NAME.jpg (x, y) ..." of bench_detect_net.py --real --split dev --verbose).
+        self.hard: list[tuple[int, float, float]] = []
+        self.hard_share = hard_share
+        names: dict[str, int] = {}
         for ph in real_dice.load(split="dev"):
+            if real_dice.kept_aside(ph.path):
+                raise AssertionError(f"{ph.path.name} is kept aside")
+            names[ph.path.name] = len(self.items)
             img = cv2.imread(str(ph.path))
             if img is None:
                 continue
@@ -348,6 +361,11 @@ class RealPhotos:
             ctr = ph.centers.astype(np.float32)
             cor = np.stack([ctr + np.array(u, np.float32) * edge for u in UNIT], axis=1).astype(np.float32)
             self.items.append((img, cor, ctr, np.full(len(ctr), edge, np.float32)))
+        if hard is not None:
+            for line in hard.read_text().splitlines():
+                m = re.match(r"\s*phantom (\S+) \((\d+), (\d+)\)", line)
+                if m and m.group(1) in names:
+                    self.hard.append((names[m.group(1)], float(m.group(2)), float(m.group(3))))
 
     def sample(self, crop: int, closeup: bool = False) -> Sample:
         rng = self.rng
@@ -361,8 +379,14 @@ class RealPhotos:
                 break
             # the photos' dice are 25-80 px; on the input 0.5-1.6 times that
             s = float(np.exp(rng.uniform(math.log(0.5), math.log(1.6))))
-            im, cor, ctr = _rescale(img, cor, ctr, s, crop)
-            x0, y0 = _window(rng, im, ctr, crop, near=0.7)
+            if self.hard and rng.random() < self.hard_share:
+                k, hx, hy = self.hard[int(rng.integers(len(self.hard)))]
+                img, cor, ctr, edges = self.items[k]
+                im, cor, ctr = _rescale(img, cor, ctr, s, crop)
+                x0, y0 = _window(rng, im, np.array([[(hx + 0.5) * s - 0.5, (hy + 0.5) * s - 0.5]]), crop, near=1.0)
+            else:
+                im, cor, ctr = _rescale(img, cor, ctr, s, crop)
+                x0, y0 = _window(rng, im, ctr, crop, near=0.7)
             im = im[y0:y0 + crop, x0:x0 + crop]
             off = np.array([x0, y0], np.float32)
             cor, ctr = cor - off, ctr - off
@@ -455,11 +479,13 @@ def loss_fn(out, tgt, mask, regw=None):  # type: ignore[no-untyped-def]
     reg = out[:, 1:]
     treg = tgt[:, 1:]
     d = torch.nn.functional.smooth_l1_loss(reg, treg, reduction="none", beta=0.1) * m
-    l_off = d[:, 0:2].sum() / n
-    # real photos label centers only: their edge, rotation and corners do not count
+    # Real photos label a center only, and only roughly (the middle of the pips'
+    # box): they teach the heatmap; the sub-cell offset, edge, rotation and
+    # corners learn from renderings alone, whose truth is exact.
     w = regw[:, None, None, None] if regw is not None else 1.0
     dw = d * w
     n2 = (pos.sum(dim=(1, 2)) * (regw if regw is not None else 1.0)).sum().clamp(min=1.0)
+    l_off = dw[:, 0:2].sum() / n2
     l_size = dw[:, 2].sum() / n2
     l_rot = dw[:, 3:5].sum() / n2
     l_cor = dw[:, 5:13].sum() / n2
@@ -540,8 +566,10 @@ def train(args: argparse.Namespace) -> int:
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     data = Frames(args.data, rng)
-    real = RealPhotos(rng) if args.real_share > 0 else None
-    print(f"{len(data.items)} frames loaded, {len(real.items) if real else 0} real photos", flush=True)
+    data.near = args.near
+    real = RealPhotos(rng, args.hard, args.hard_share) if args.real_share > 0 else None
+    print(f"{len(data.items)} frames loaded, {len(real.items) if real else 0} real photos, "
+          f"{len(real.hard) if real else 0} hard negatives", flush=True)
     net = build_model()
     print(f"{sum(p.numel() for p in net.parameters())} parameters", flush=True)
     step0 = 0
