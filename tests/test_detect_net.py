@@ -244,3 +244,17 @@ def test_real_photos_kept_aside_die_centers() -> None:
     sc = real_dice.score(photos, lambda img: [(d.center[0], d.center[1], d.clean) for d in find_dice_net(img)])
     assert sc.dice == 235
     assert sc.recall >= REAL_RECALL_FLOOR and sc.precision >= REAL_PRECISION_FLOOR, sc.summary()
+
+
+def test_a_face_covering_much_of_a_stronger_one_is_that_die_seen_from_the_side() -> None:
+    from companion.vision.detect_net import _same_die
+
+    strong = _cand(200, 200, 60, 0.9)
+    # a die's side seen at an angle: its pips make a second "face" below the top one
+    side = _square(200, 245, 60)
+    assert _same_die(200, 245, 60, side, strong)
+    # touching dice, with the corners a little off, are two dice
+    assert not _same_die(262, 202, 60, _square(262, 202, 60), strong)
+    assert not _same_die(600, 200, 60, _square(600, 200, 60), strong)
+    # a center within half an edge of a stronger one is the same die
+    assert _same_die(220, 210, 60, _square(220, 210, 60), strong)

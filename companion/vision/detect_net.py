@@ -222,11 +222,18 @@ def _candidates(sess: Any, image_bgr: ImageBGR, input_long: int, floor: float) -
         # frame (they lie in one plane, and the camera maps a plane one to one):
         # a face that covers much of a stronger one is a side of that die, seen
         # at an angle, with its own pips or art.
-        if any(np.hypot(cx - c.x, cy - c.y) < 0.5 * max(edge, c.edge) or _overlap(corners, c.corners) > OVERLAP
-               for c in cands):
+        if any(_same_die(cx, cy, edge, corners, c) for c in cands):
             continue
         cands.append(Candidate(cx, cy, edge, corners, score))
     return cands
+
+
+def _same_die(x: float, y: float, edge: float, corners: F32, c: Candidate) -> bool:
+    d = float(np.hypot(x - c.x, y - c.y))
+    if d < 0.5 * max(edge, c.edge):
+        return True
+    # faces can only overlap when their centers are closer than their half diagonals
+    return d < 0.75 * (edge + c.edge) and _overlap(corners, c.corners) > OVERLAP
 
 
 def _overlap(a: F32, b: F32) -> float:
