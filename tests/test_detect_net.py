@@ -34,7 +34,7 @@ PRECISION_FLOOR = 0.96
 REAL_RECALL_FLOOR = 0.98
 REAL_PRECISION_FLOOR = 0.975
 # Finds given a face among a keyboard and a score sheet beside one lone die (frame 5106).
-LONE_DIE_CLUTTER_PHANTOMS = 32
+LONE_DIE_CLUTTER_PHANTOMS = 16
 
 
 def test_finds_dice_on_held_out_frames() -> None:
@@ -163,7 +163,7 @@ def test_die_like_clutter_beside_dice_is_rarely_read_as_a_die() -> None:
     # keyboard keys, plugs, beads, coins, blocks, score sheets (hard_clutter)
     # beside the dice: 2 finds given a face in these 8 frames (125 dice) with the
     # model before issue 14; the one fine-tuned on real photos gives none in the 7
-    # frames with several dice, but 30 in frame 5106 (one die beside a keyboard and a
+    # frames with several dice, but 14 in frame 5106 (one die beside a keyboard and a
     # score sheet, where no size rule can tell keys of a die's size from dice):
     # a regression, stated in models/DETECTOR_CARD.md, kept in sight here.
     tally = Tally()
