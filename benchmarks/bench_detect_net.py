@@ -7,8 +7,10 @@ Held-out styles (seeds first..first+frames-1 at 1280x960): detection figures
 end-to-end faces with the shipped face classifier on each finder's corners
 (a die with clean=False is read '?'; for a die partly outside the frame '?'
 is right, VISION.md's "half hidden"). bench_read.py adds enrolment. ``--sweep`` picks the peak threshold on
-VALIDATION-style frames; ``--real`` scores centers on /work/shared/real-dice;
-``--time`` times both finders at 1280x960 and 2304x1296.
+VALIDATION-style frames; ``--real`` scores centers on ../shared/real-dice (kept-aside
+and development photos apart, a match within 30 px: benchmarks/real_dice.py);
+``--time`` times both finders at 1280x960 and 2304x1296; ``--closeups N`` scores
+96x96 frames of one die (issue 13 item 5).
 """
 
 from __future__ import annotations
@@ -22,20 +24,19 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
+from benchmarks import real_dice  # noqa: E402
 from companion.synth import HELD_OUT, render_frame  # noqa: E402
 from companion.synth.frame import RenderedFrame  # noqa: E402
 from companion.synth.styles import VALIDATION, Style  # noqa: E402
 from companion.vision.detect import FoundDie, find_dice  # noqa: E402
 from companion.vision.detect_both import find_dice_both  # noqa: E402
 from companion.vision.detect_net import find_dice_net  # noqa: E402
-from companion.vision.scoring import Tally, box_polygon, outside_frame, tally_frame  # noqa: E402
+from companion.vision.scoring import Tally, outside_frame, tally_frame  # noqa: E402
 
-REAL = Path("/work/shared/real-dice")
 Finder = Callable[[np.ndarray], list[FoundDie]]
 
 
@@ -75,41 +76,10 @@ def evaluate(finder: Finder, fr: Sequence[RenderedFrame], clf: object | None) ->
     return tally, times
 
 
-def real_photos(finder: Finder, limit: int | None = None, grow: float = 1.0) -> Tally:
-    """Centers against the labelled pip boxes, each grown `grow` times about its center.
-
-    The label box surrounds the pips only; grown 1.5 times it is about the top
-    face, which is what a "die center" match should allow when the camera looks
-    at the dice at an angle (the found center then drifts toward the sides).
-    """
-    tally = Tally()
-    paths = sorted(REAL.glob("*.jpg"))[:limit]
-    for p in paths:
-        img = cv2.imread(str(p))
-        if img is None:
-            continue
-        h, w = img.shape[:2]
-        regions = []
-        lab = p.with_suffix(".txt")
-        for line in lab.read_text().split("\n") if lab.exists() else []:
-            parts = line.split()
-            if len(parts) != 5:
-                continue
-            _, xc, yc, bw, bh = map(float, parts)
-            bw, bh = bw * grow, bh * grow
-            regions.append(box_polygon((xc - bw / 2) * w, (yc - bh / 2) * h, (xc + bw / 2) * w, (yc + bh / 2) * h))
-        found = finder(img)
-        tally_frame(tally, [(d.center[0], d.center[1], "x" if d.clean else "?") for d in found], regions)
-    return tally
-
-
-def real_summary(t: Tally) -> str:
-    clean_found = t.found - t.extra_unsure  # matched dice are counted whatever their flag
-    phantoms = t.found - t.matched - t.extra_unsure
-    return (f"{t.frames} photos, {t.true_dice} dice: recall {t.recall:.4f}, precision {t.precision:.4f} "
-            f"(found {t.found}; phantoms flagged '?' {t.extra_unsure}, phantoms clean {phantoms}; "
-            f"precision without the flagged phantoms {t.matched / max(clean_found, 1):.4f}), "
-            f"photos all right {t.frames_right:.4f}")
+def real_photos(finder: Finder, split: str) -> real_dice.Score:
+    """Centers on the real photos of ``split`` (kept / dev), matched within 30 px (benchmarks/real_dice.py)."""
+    return real_dice.score(real_dice.load(split=split),
+                           lambda img: [(d.center[0], d.center[1], d.clean) for d in finder(img)])
 
 
 def sweep(n: int) -> None:
@@ -122,6 +92,29 @@ def sweep(n: int) -> None:
             print(f"thr {thr:.2f} low {low:.3f}: recall {t.recall:.4f} precision {t.precision:.4f} "
                   f"frames right {t.frames_right:.3f} phantoms given a face {clean_phantom} "
                   f"phantoms '?' {t.extra_unsure}", flush=True)
+
+
+def closeups(n: int) -> None:
+    """Close-ups of one die (96x96, edge 48-65 px, held-out styles): found, found clean; and with the
+    die's center 40 px off the frame's center (its face partly outside), how often it is read clean."""
+    from companion.synth.closeup import render_closeup
+
+    for offset, what in ((0.0, "centered"), (40.0, "partly outside the frame")):
+        found = clean = extra = 0
+        ms = []
+        for seed in range(n):
+            f = render_closeup(10_000 + seed, styles=HELD_OUT, offset=offset)
+            t0 = time.perf_counter()
+            got = find_dice_net(f.image)
+            ms.append((time.perf_counter() - t0) * 1000)
+            x, y = f.dice[0].center
+            near = [d for d in got if (d.center[0] - x) ** 2 + (d.center[1] - y) ** 2 <= 30 ** 2]
+            found += bool(near)
+            clean += bool(near) and near[0].clean
+            extra += len(got) - bool(near)
+        print(f"close-ups, die {what}: {n} frames: die found {found / n:.4f}, found and read clean "
+              f"{clean / n:.4f}, other finds {extra} (neighbours cut by the border included), "
+              f"median {statistics.median(ms):.1f} ms", flush=True)
 
 
 def timing() -> None:
@@ -148,11 +141,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--first", type=int, default=5000)
     ap.add_argument("--no-classical", action="store_true")
     ap.add_argument("--real", action="store_true")
+    ap.add_argument("--split", choices=("kept", "dev", "all"), default="all", help="with --real: which photos")
+    ap.add_argument("--finders", default="", help="with --real: comma-separated finders (default all)")
+    ap.add_argument("--verbose", action="store_true", help="with --real: list every miss and phantom")
     ap.add_argument("--time", action="store_true")
     ap.add_argument("--sweep", type=int, default=0, metavar="N")
+    ap.add_argument("--closeups", type=int, default=0, metavar="N", help="N close-ups of one die")
     args = ap.parse_args(argv)
     if args.sweep:
         sweep(args.sweep)
+        return 0
+    if args.closeups:
+        closeups(args.closeups)
         return 0
     if args.time:
         timing()
@@ -160,10 +160,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.real:
         named: list[tuple[str, Finder]] = [("net", find_dice_net), ("both", find_dice_both)]
         if not args.no_classical:
-            named.append(("classical", find_dice))
-        for grow, what in ((1.0, "center inside the pip box"), (1.5, "center inside the pip box grown 1.5x")):
+            named.append(("classic", find_dice))
+        for split, what in (("kept", "KEPT-ASIDE photos (N % 4 == 0)"), ("dev", "development photos")):
+            if args.split not in (split, "all"):
+                continue
             for name, fn in named:
-                print(f"real photos, {name}, {what}: {real_summary(real_photos(fn, grow=grow))}", flush=True)
+                if args.finders and name not in args.finders.split(","):
+                    continue
+                t0 = time.perf_counter()
+                sc = real_photos(fn, split)
+                ms = (time.perf_counter() - t0) * 1000 / max(sc.photos, 1)
+                print(f"real photos, {what}, {name}: {sc.summary()}; {ms:.1f} ms a photo", flush=True)
+                if args.verbose:
+                    for m in sc.misses:
+                        print(f"  missed {m[0]} ({m[1]:.0f}, {m[2]:.0f})")
+                    for ph in sc.phantoms:
+                        print(f"  phantom {ph[0]} ({ph[1]:.0f}, {ph[2]:.0f}) {'clean' if ph[3] else '?'}")
         return 0
     from companion.vision.classify import FaceClassifier
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -29,13 +30,41 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 STORE_SCALE = 0.5
 HARD_FROM = 2200
+PIPS_FROM = 3500
 UNIT = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]], np.float64)  # clockwise, y down
+
+
+def pip_mask(face: str, size: int, *, rng: np.random.Generator, **_: object) -> np.ndarray:
+    """Ink mask of an ordinary die's top face (1-6 round or square pips), for the finder only.
+
+    Stands in for companion.synth's motif art in some training frames so that
+    the finder also learns pip dice (VISION.md "Ordinary dice"); their values
+    do not matter here, so one is drawn at random whatever ``face`` says.
+    """
+    import cv2
+
+    value = int(rng.integers(1, 7))
+    spots = {1: [(1, 1)], 2: [(0, 0), (2, 2)], 3: [(0, 0), (1, 1), (2, 2)], 4: [(0, 0), (0, 2), (2, 0), (2, 2)],
+             5: [(0, 0), (0, 2), (1, 1), (2, 0), (2, 2)], 6: [(0, 0), (0, 2), (1, 0), (1, 2), (2, 0), (2, 2)]}[value]
+    m = np.zeros((size, size), np.float32)
+    step = size * rng.uniform(0.24, 0.3)
+    r = size * rng.uniform(0.06, 0.1) * (1.5 if value == 1 and rng.random() < 0.5 else 1.0)
+    square_pips = rng.random() < 0.2
+    for i, j in spots:
+        cx, cy = size / 2 + (j - 1) * step, size / 2 + (i - 1) * step
+        if square_pips:
+            cv2.rectangle(m, (int(cx - r), int(cy - r)), (int(cx + r), int(cy + r)), 1.0, -1, cv2.LINE_AA)
+        else:
+            cv2.circle(m, (int(round(cx * 8)), int(round(cy * 8))), int(round(r * 8)), 1.0, -1, cv2.LINE_AA, 3)
+    return m
 
 
 def _render_one(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     import cv2
 
+    import companion.synth.dice as synth_dice
     from companion.synth.frame import render_frame
+    from companion.synth.motifs import motif_mask
     from companion.synth.styles import TRAIN
 
     rng = np.random.default_rng(seed + 1_000_000)
@@ -43,7 +72,15 @@ def _render_one(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     # Seeds from 2200 on also carry die-like clutter (keys, plugs, coins, ...)
     # as negatives; the first 2200 were rendered before it existed.
     hard = seed >= HARD_FROM and rng.random() < 0.6
-    f = render_frame(seed, size=size, styles=TRAIN, hard_clutter=hard)
+    # Seeds from PIPS_FROM on: some frames hold ordinary pip dice seen up to 45
+    # degrees off vertical (VISION.md "Ordinary dice"), which the finder must find too.
+    pips = seed >= PIPS_FROM and rng.random() < 0.35
+    tilt = float(rng.uniform(0, 45)) if pips else None
+    synth_dice.motif_mask = pip_mask if pips else motif_mask  # type: ignore[assignment]
+    try:
+        f = render_frame(seed, size=size, styles=TRAIN, hard_clutter=hard, tilt_deg=tilt)
+    finally:
+        synth_dice.motif_mask = motif_mask
     img = cv2.resize(f.image, None, fx=STORE_SCALE, fy=STORE_SCALE, interpolation=cv2.INTER_AREA)
     corners = np.array([d.corners for d in f.dice], np.float32).reshape(-1, 4, 2) * STORE_SCALE
     centers = np.array([d.center for d in f.dice], np.float32).reshape(-1, 2) * STORE_SCALE
@@ -90,7 +127,21 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--crop", type=int, default=256)
     t.add_argument("--lr", type=float, default=3e-3)
     t.add_argument("--threads", type=int, default=2)
+    t.add_argument("--real-share", type=float, default=0.0,
+                   help="share of samples from the development photos of shared/real-dice")
+    t.add_argument("--hard", type=Path, default=None, help="phantoms on development photos to show more often")
+    t.add_argument("--hard-share", type=float, default=0.3, help="share of real samples around a hard negative")
+    t.add_argument("--near", type=float, default=0.8, help="share of rendered crops that hold a die")
+    t.add_argument("--closeup-every", type=int, default=0, help="every N-th batch: 96x96 one-die frames")
+    t.add_argument("--freeze-bn", action="store_true", help="keep BatchNorm statistics fixed (fine-tuning)")
+    t.add_argument("--export-every", type=float, default=0.0, help="also export every so many minutes")
+    f = sub.add_parser("from-onnx", help="a checkpoint holding an exported model's weights, to fine-tune it")
+    f.add_argument("--onnx", type=Path, default=Path(__file__).resolve().parent / "dice_detector.onnx")
+    f.add_argument("--ckpt", type=Path, default=Path("/tmp/detector.pt"))
     args = ap.parse_args(argv)
+    if args.cmd == "from-onnx":
+        from_onnx(args.onnx, args.ckpt)
+        return 0
     if args.cmd == "render":
         render(args.out, args.start, args.count, args.workers)
         return 0
@@ -153,11 +204,91 @@ def make_targets(h: int, w: int, corners: np.ndarray, centers: np.ndarray) -> tu
 # ----------------------------------------------------------------------------- data
 
 
+def _augment(rng: np.random.Generator, im: np.ndarray, cor: np.ndarray, ctr: np.ndarray,
+             crop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Flips, 90 degree turns and photometric changes of a crop x crop uint8 image and its dice."""
+    import cv2
+
+    if rng.random() < 0.5:
+        im = im[:, ::-1]
+        cor = cor.copy()
+        cor[..., 0] = crop - 1 - cor[..., 0]
+        ctr = ctr.copy()
+        ctr[..., 0] = crop - 1 - ctr[..., 0]
+    if rng.random() < 0.5:
+        im = im.transpose(1, 0, 2)
+        cor = cor[..., ::-1].copy()
+        ctr = ctr[..., ::-1].copy()
+    im = np.ascontiguousarray(im).astype(np.float32)
+    # photometric: channel shuffle, gray, gain/offset, gamma, blur, noise
+    if rng.random() < 0.5:
+        im = im[..., rng.permutation(3)]
+    if rng.random() < 0.15:
+        im = np.repeat(im.mean(axis=2, keepdims=True), 3, axis=2)
+    im = im * rng.uniform(0.6, 1.4, size=3).astype(np.float32) * rng.uniform(0.7, 1.3) + rng.uniform(-30, 30)
+    im = np.clip(im, 0, 255)
+    if rng.random() < 0.3:
+        im = 255.0 * (im / 255.0) ** rng.uniform(0.6, 1.6)
+    if rng.random() < 0.2:
+        k = int(rng.choice([3, 5]))
+        im = cv2.GaussianBlur(im, (k, k), 0)
+    if rng.random() < 0.3:
+        im = im + rng.normal(0, rng.uniform(2, 10), im.shape).astype(np.float32)
+    return np.clip(im, 0, 255), cor, ctr
+
+
+def _window(rng: np.random.Generator, im: np.ndarray, ctr: np.ndarray, crop: int, near: float = 0.8) -> tuple[int, int]:
+    """Top-left of a crop x crop window of im, holding a die with probability ``near``."""
+    h, w = im.shape[:2]
+    if len(ctr) and rng.random() < near:
+        c = ctr[int(rng.integers(len(ctr)))]
+        return (int(np.clip(c[0] - rng.uniform(0, crop), 0, w - crop)),
+                int(np.clip(c[1] - rng.uniform(0, crop), 0, h - crop)))
+    return int(rng.integers(0, w - crop + 1)), int(rng.integers(0, h - crop + 1))
+
+
+def _rescale(img: np.ndarray, cor: np.ndarray, ctr: np.ndarray, s: float,
+             crop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    import cv2
+
+    im = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
+    h, w = im.shape[:2]
+    if h < crop or w < crop:
+        im = cv2.copyMakeBorder(im, 0, max(0, crop - h), 0, max(0, crop - w), cv2.BORDER_REPLICATE)
+    return im, (cor + 0.5) * s - 0.5, (ctr + 0.5) * s - 0.5
+
+
+def _closeup(rng: np.random.Generator, img: np.ndarray, cor: np.ndarray, ctr: np.ndarray, edges: np.ndarray,
+             crop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """A crop x crop close-up of one die whose edge is 46-68 px (foreign-art's close-ups: 48-65 in 96).
+
+    Its neighbours show in part at the border; now and then the die itself is
+    off center or partly outside (then the reader must say '?', not guess).
+    """
+    if not len(ctr):
+        return None
+    k = int(rng.integers(len(ctr)))
+    s = rng.uniform(46, 68) / max(float(edges[k]), 1.0) * crop / 96
+    im, cor, ctr = _rescale(img, cor, ctr, s, crop)
+    h, w = im.shape[:2]
+    jitter = crop * (0.35 if rng.random() < 0.15 else 0.07)
+    x0 = int(round(ctr[k, 0] - crop / 2 + rng.uniform(-jitter, jitter)))
+    y0 = int(round(ctr[k, 1] - crop / 2 + rng.uniform(-jitter, jitter)))
+    if not (0 <= x0 <= w - crop and 0 <= y0 <= h - crop):
+        return None
+    off = np.array([x0, y0], np.float32)
+    return im[y0:y0 + crop, x0:x0 + crop], cor - off, ctr - off
+
+
+Sample = tuple[np.ndarray, np.ndarray, np.ndarray, float]
+
+
 class Frames:
     """Stored half-scale frames, reloaded as shards appear."""
 
     def __init__(self, root: Path, rng: np.random.Generator, max_frames: int = 8000) -> None:
         self.root, self.rng, self.max = root, rng, max_frames
+        self.near = 0.8  # share of crops that hold a die; the others show clutter and table
         self.loaded: set[str] = set()
         self.items: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.refresh()
@@ -173,60 +304,96 @@ class Frames:
                     self.items.append((z[f"img{i}"], z[f"cor{i}"] - 0.25, z[f"ctr{i}"] - 0.25))
             self.loaded.add(p.name)
 
-    def sample(self, crop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def sample(self, crop: int, closeup: bool = False) -> Sample:
+        rng = self.rng
+        while True:
+            img, cor, ctr = self.items[int(rng.integers(len(self.items)))]
+            if closeup:
+                edges = np.array([encode_die(c, m)[0] for c, m in zip(cor, ctr, strict=True)])
+                got = _closeup(rng, img, cor, ctr, edges, crop)
+                if got is None:
+                    continue
+                im, cor, ctr = got
+                break
+            # half-scale store; scale s puts a 40-160 px die at 8..88 px on the input
+            s = float(np.exp(rng.uniform(math.log(0.4), math.log(1.1))))
+            im, cor, ctr = _rescale(img, cor, ctr, s, crop)
+            x0, y0 = _window(rng, im, ctr, crop, near=self.near)
+            im = im[y0:y0 + crop, x0:x0 + crop]
+            off = np.array([x0, y0], np.float32)
+            cor, ctr = cor - off, ctr - off
+            break
+        im, cor, ctr = _augment(rng, im, cor, ctr, crop)
+        heat, reg, mask = make_targets(crop, crop, cor, ctr)
+        return im.transpose(2, 0, 1), np.concatenate([heat, reg]), mask, 1.0
+
+
+class RealPhotos:
+    """The development photos of shared/real-dice (never the kept-aside ones, benchmarks/real_dice.py).
+
+    Their labels give the top face's center only, roughly: they teach the
+    heatmap; the offset, edge, rotation and corner heads learn from renderings
+    alone (weight 0 here). A die's edge, needed for the heatmap's
+    spread and the close-ups' scale, is guessed from the photo's largest pip
+    box (a six's pips span about 0.7 of the face).
+    """
+
+    def __init__(self, rng: np.random.Generator, hard: Path | None = None, hard_share: float = 0.0) -> None:
         import cv2
 
+        from benchmarks import real_dice
+
+        self.rng = rng
+        self.items: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        # Hard negatives: where a model took something for a die on these photos
+        # (lines "  phantom NAME.jpg (x, y) ..." of bench_detect_net.py --real --split dev --verbose).
+        self.hard: list[tuple[int, float, float]] = []
+        self.hard_share = hard_share
+        names: dict[str, int] = {}
+        for ph in real_dice.load(split="dev"):
+            if real_dice.kept_aside(ph.path):
+                raise AssertionError(f"{ph.path.name} is kept aside")
+            names[ph.path.name] = len(self.items)
+            img = cv2.imread(str(ph.path))
+            if img is None:
+                continue
+            edge = max(float(ph.boxes.max()) / 0.7, 24.0) if len(ph.boxes) else 40.0
+            ctr = ph.centers.astype(np.float32)
+            cor = np.stack([ctr + np.array(u, np.float32) * edge for u in UNIT], axis=1).astype(np.float32)
+            self.items.append((img, cor, ctr, np.full(len(ctr), edge, np.float32)))
+        if hard is not None:
+            for line in hard.read_text().splitlines():
+                m = re.match(r"\s*phantom (\S+) \((\d+), (\d+)\)", line)
+                if m and m.group(1) in names:
+                    self.hard.append((names[m.group(1)], float(m.group(2)), float(m.group(3))))
+
+    def sample(self, crop: int, closeup: bool = False) -> Sample:
         rng = self.rng
-        img, cor, ctr = self.items[int(rng.integers(len(self.items)))]
-        # half-scale store; scale s puts a 40-160 px die at 8..88 px on the input
-        s = float(np.exp(rng.uniform(math.log(0.4), math.log(1.1))))
-        im = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
-        cor = (cor + 0.5) * s - 0.5
-        ctr = (ctr + 0.5) * s - 0.5
-        h, w = im.shape[:2]
-        if h < crop or w < crop:
-            im = cv2.copyMakeBorder(im, 0, max(0, crop - h), 0, max(0, crop - w), cv2.BORDER_REPLICATE)
-            h, w = im.shape[:2]
-        # prefer crops with dice in them
-        if len(ctr) and rng.random() < 0.8:
-            c = ctr[int(rng.integers(len(ctr)))]
-            x0 = int(np.clip(c[0] - rng.uniform(0, crop), 0, w - crop))
-            y0 = int(np.clip(c[1] - rng.uniform(0, crop), 0, h - crop))
-        else:
-            x0, y0 = int(rng.integers(0, w - crop + 1)), int(rng.integers(0, h - crop + 1))
-        im = im[y0:y0 + crop, x0:x0 + crop].copy()
-        off = np.array([x0, y0], np.float32)
-        cor = cor - off
-        ctr = ctr - off
-        # geometric: flips and 90 degree turns
-        if rng.random() < 0.5:
-            im = im[:, ::-1]
-            cor = cor.copy()
-            cor[..., 0] = crop - 1 - cor[..., 0]
-            ctr = ctr.copy()
-            ctr[..., 0] = crop - 1 - ctr[..., 0]
-        if rng.random() < 0.5:
-            im = im.transpose(1, 0, 2)
-            cor = cor[..., ::-1].copy()
-            ctr = ctr[..., ::-1].copy()
-        im = np.ascontiguousarray(im).astype(np.float32)
-        # photometric: channel shuffle, gray, gain/offset, gamma, blur, noise
-        if rng.random() < 0.5:
-            im = im[..., rng.permutation(3)]
-        if rng.random() < 0.15:
-            im = np.repeat(im.mean(axis=2, keepdims=True), 3, axis=2)
-        im = im * rng.uniform(0.6, 1.4, size=3).astype(np.float32) * rng.uniform(0.7, 1.3) + rng.uniform(-30, 30)
-        im = np.clip(im, 0, 255)
-        if rng.random() < 0.3:
-            im = 255.0 * (im / 255.0) ** rng.uniform(0.6, 1.6)
-        if rng.random() < 0.2:
-            k = int(rng.choice([3, 5]))
-            im = cv2.GaussianBlur(im, (k, k), 0)
-        if rng.random() < 0.3:
-            im = im + rng.normal(0, rng.uniform(2, 10), im.shape).astype(np.float32)
-        im = np.clip(im, 0, 255)
+        while True:
+            img, cor, ctr, edges = self.items[int(rng.integers(len(self.items)))]
+            if closeup:
+                got = _closeup(rng, img, cor, ctr, edges, crop)
+                if got is None:
+                    continue
+                im, cor, ctr = got
+                break
+            # the photos' dice are 25-80 px; on the input 0.5-1.6 times that
+            s = float(np.exp(rng.uniform(math.log(0.5), math.log(1.6))))
+            if self.hard and rng.random() < self.hard_share:
+                k, hx, hy = self.hard[int(rng.integers(len(self.hard)))]
+                img, cor, ctr, edges = self.items[k]
+                im, cor, ctr = _rescale(img, cor, ctr, s, crop)
+                x0, y0 = _window(rng, im, np.array([[(hx + 0.5) * s - 0.5, (hy + 0.5) * s - 0.5]]), crop, near=1.0)
+            else:
+                im, cor, ctr = _rescale(img, cor, ctr, s, crop)
+                x0, y0 = _window(rng, im, ctr, crop, near=0.7)
+            im = im[y0:y0 + crop, x0:x0 + crop]
+            off = np.array([x0, y0], np.float32)
+            cor, ctr = cor - off, ctr - off
+            break
+        im, cor, ctr = _augment(rng, im, cor, ctr, crop)
         heat, reg, mask = make_targets(crop, crop, cor, ctr)
-        return im.transpose(2, 0, 1), np.concatenate([heat, reg]), mask
+        return im.transpose(2, 0, 1), np.concatenate([heat, reg]), mask, 0.0
 
 
 # ----------------------------------------------------------------------------- model
@@ -297,7 +464,7 @@ class Exported:  # wraps the net for export: sigmoid on the heatmap
         return W()
 
 
-def loss_fn(out, tgt, mask):  # type: ignore[no-untyped-def]
+def loss_fn(out, tgt, mask, regw=None):  # type: ignore[no-untyped-def]
     import torch
 
     heat_logit = out[:, 0]
@@ -312,10 +479,16 @@ def loss_fn(out, tgt, mask):  # type: ignore[no-untyped-def]
     reg = out[:, 1:]
     treg = tgt[:, 1:]
     d = torch.nn.functional.smooth_l1_loss(reg, treg, reduction="none", beta=0.1) * m
-    l_off = d[:, 0:2].sum() / n
-    l_size = d[:, 2].sum() / n
-    l_rot = d[:, 3:5].sum() / n
-    l_cor = d[:, 5:13].sum() / n
+    # Real photos label a center only, and only roughly (the middle of the pips'
+    # box): they teach the heatmap; the sub-cell offset, edge, rotation and
+    # corners learn from renderings alone, whose truth is exact.
+    w = regw[:, None, None, None] if regw is not None else 1.0
+    dw = d * w
+    n2 = (pos.sum(dim=(1, 2)) * (regw if regw is not None else 1.0)).sum().clamp(min=1.0)
+    l_off = dw[:, 0:2].sum() / n2
+    l_size = dw[:, 2].sum() / n2
+    l_rot = dw[:, 3:5].sum() / n2
+    l_cor = dw[:, 5:13].sum() / n2
     return l_heat + l_off + l_size + l_rot + 2.0 * l_cor, (l_heat, l_off, l_size, l_rot, l_cor)
 
 
@@ -338,6 +511,54 @@ def export(net, path: Path) -> None:  # type: ignore[no-untyped-def]
     tmp.unlink()
 
 
+def from_onnx(onnx_path: Path, ckpt: Path) -> None:
+    """A training checkpoint holding the weights of an exported model (to fine-tune the shipped one).
+
+    The export folded each BatchNorm into the convolution before it: the
+    folded kernel and bias go into the convolution and a BatchNorm that passes
+    its input through unchanged (mean 0, variance 1 - eps, weight 1), so the
+    rebuilt net computes what the ONNX model computes.
+    """
+    import onnx
+    import torch
+    from onnx import numpy_helper
+    from torch import nn
+
+    m = onnx.load(str(onnx_path))
+    inits = {i.name: numpy_helper.to_array(i) for i in m.graph.initializer}
+    convs = [(n.input[1], n.input[2] if len(n.input) > 2 else None) for n in m.graph.node if n.op_type == "Conv"]
+    net = build_model()
+    named = {f"net.{k}": v for k, v in net.state_dict().items()}
+    # Convolutions of the graph in execution order, against the net's in the same order.
+    order: list[nn.Conv2d] = []
+    net.eval()
+    hooks = [mod.register_forward_hook(lambda mod, i, o: order.append(mod)) for mod in net.modules()
+             if isinstance(mod, nn.Conv2d)]
+    with torch.no_grad():
+        net(torch.zeros(1, 3, 64, 64))
+    for h in hooks:
+        h.remove()
+    if len(order) != len(convs):
+        raise SystemExit(f"{onnx_path}: {len(convs)} convolutions, the net has {len(order)}")
+    bn_after = {mod[0]: mod[1] for mod in net.modules()
+                if isinstance(mod, nn.Sequential) and len(mod) >= 2 and isinstance(mod[0], nn.Conv2d)
+                and isinstance(mod[1], nn.BatchNorm2d)}
+    with torch.no_grad():
+        for conv, (wname, bname) in zip(order, convs, strict=True):
+            conv.weight.copy_(torch.from_numpy(inits[wname]))
+            bias = torch.from_numpy(inits[bname]) if bname else torch.zeros(conv.out_channels)
+            if conv.bias is not None:
+                conv.bias.copy_(bias)
+                continue
+            bn = bn_after[conv]
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(bias)
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+    del named
+    torch.save({"net": net.state_dict(), "step": 1}, ckpt)
+
+
 def train(args: argparse.Namespace) -> int:
     import torch
 
@@ -345,7 +566,10 @@ def train(args: argparse.Namespace) -> int:
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     data = Frames(args.data, rng)
-    print(f"{len(data.items)} frames loaded", flush=True)
+    data.near = args.near
+    real = RealPhotos(rng, args.hard, args.hard_share) if args.real_share > 0 else None
+    print(f"{len(data.items)} frames loaded, {len(real.items) if real else 0} real photos, "
+          f"{len(real.hard) if real else 0} hard negatives", flush=True)
     net = build_model()
     print(f"{sum(p.numel() for p in net.parameters())} parameters", flush=True)
     step0 = 0
@@ -356,6 +580,7 @@ def train(args: argparse.Namespace) -> int:
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     budget = args.minutes * 60.0
     start = time.time()
+    last_export = start
     step = 0
     hist: list[list[float]] = []
     while True:
@@ -366,13 +591,22 @@ def train(args: argparse.Namespace) -> int:
         lr = args.lr * (min(1.0, (step + 1) / 100) if step0 == 0 else 1.0) * 0.5 * (1 + math.cos(math.pi * frac))
         for g in opt.param_groups:
             g["lr"] = lr
-        batch = [data.sample(args.crop) for _ in range(args.batch)]
+        # every `closeup_every`-th batch: 96 x 96 frames holding one die (VISION.md: a frame like any other)
+        closeup = args.closeup_every > 0 and step % args.closeup_every == args.closeup_every - 1
+        crop, n = (96, args.batch * 2) if closeup else (args.crop, args.batch)
+        batch = [(real if real is not None and rng.random() < args.real_share else data).sample(crop, closeup)
+                 for _ in range(n)]
         x = torch.from_numpy(np.stack([b[0] for b in batch]))
         t = torch.from_numpy(np.stack([b[1] for b in batch]))
         mk = torch.from_numpy(np.stack([b[2] for b in batch]))
+        rw = torch.tensor([b[3] for b in batch], dtype=torch.float32)
         net.train()
+        if args.freeze_bn:  # fine-tuning an exported model: its BatchNorms are folded, keep them fixed
+            for mod in net.modules():
+                if isinstance(mod, torch.nn.BatchNorm2d):
+                    mod.eval()
         out = net(x)
-        loss, parts = loss_fn(out, t, mk)
+        loss, parts = loss_fn(out, t, mk, rw)
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -385,6 +619,10 @@ def train(args: argparse.Namespace) -> int:
         if step % 100 == 0:
             data.refresh()
             torch.save({"net": net.state_dict(), "step": step0 + step}, args.ckpt)
+        if args.export_every and time.time() - last_export > args.export_every * 60:
+            # a usable model on disk while a long run goes on
+            last_export = time.time()
+            export(net, args.out.with_suffix(f".step{step0 + step}.onnx"))
     torch.save({"net": net.state_dict(), "step": step0 + step}, args.ckpt)
     export(net, args.out)
     print(f"exported {args.out} ({args.out.stat().st_size / 1e6:.2f} MB) after {step} steps", flush=True)

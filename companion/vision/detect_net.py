@@ -40,6 +40,9 @@ THRESHOLD = 0.5
 LOW_THRESHOLD = 0.4
 INPUT_LONG = 512
 MIN_EDGE_PX = 28.0
+# Two faces found sharing more than this share of the smaller one are one die
+# (between true dice, touching, at most 0.1 on 30 validation-style frames).
+OVERLAP = 0.2
 _UNIT = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]], np.float32)
 
 ImageBGR = npt.NDArray[np.uint8]
@@ -190,7 +193,9 @@ def find_dice_net(
 
 def _candidates(sess: Any, image_bgr: ImageBGR, input_long: int, floor: float) -> list[Candidate]:
     """Heatmap peaks at or above ``floor``, decoded to dice in frame pixels, strongest first."""
-    x, s = _prepare(image_bgr, input_long)
+    # A frame smaller than the input is not enlarged: its dice (VISION.md: 40-160 px,
+    # a close-up's one die about 50-65 px in 96) are then as big as the network saw them.
+    x, s = _prepare(image_bgr, min(input_long, max(image_bgr.shape[:2])))
     maps = np.asarray(sess.run(None, {sess.get_inputs()[0].name: x})[0][0], np.float32)
     heat = maps[0]
     peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= floor)
@@ -213,11 +218,31 @@ def _candidates(sess: Any, image_bgr: ImageBGR, input_long: int, floor: float) -
         sides = np.roll(corners, -1, axis=0) - corners
         edge = float(np.linalg.norm(sides, axis=1).mean())
         # two peaks on one die: dice never overlap, so a center within half an
-        # edge of a stronger one is the same die
-        if any(np.hypot(cx - c.x, cy - c.y) < 0.5 * max(edge, c.edge) for c in cands):
+        # edge of a stronger one is the same die. Nor do their top faces in the
+        # frame (they lie in one plane, and the camera maps a plane one to one):
+        # a face that covers much of a stronger one is a side of that die, seen
+        # at an angle, with its own pips or art.
+        if any(_same_die(cx, cy, edge, corners, c) for c in cands):
             continue
         cands.append(Candidate(cx, cy, edge, corners, score))
     return cands
+
+
+def _same_die(x: float, y: float, edge: float, corners: F32, c: Candidate) -> bool:
+    d = float(np.hypot(x - c.x, y - c.y))
+    if d < 0.5 * max(edge, c.edge):
+        return True
+    # faces can only overlap when their centers are closer than their half diagonals
+    return d < 0.75 * (edge + c.edge) and _overlap(corners, c.corners) > OVERLAP
+
+
+def _overlap(a: F32, b: F32) -> float:
+    """Area two faces share, as a share of the smaller one's."""
+    small = min(abs(float(cv2.contourArea(a))), abs(float(cv2.contourArea(b))))
+    if small <= 0:
+        return 0.0
+    inter, _ = cv2.intersectConvexConvex(np.ascontiguousarray(a, np.float32), np.ascontiguousarray(b, np.float32))
+    return float(inter) / small
 
 
 def second_look(sess: Any, image_bgr: ImageBGR, c: Candidate, look_px: float) -> float:
