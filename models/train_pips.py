@@ -39,8 +39,8 @@ from companion.vision.crop import CROP_SIZE  # noqa: E402
 from companion.vision.pips import PIP_FACES  # noqa: E402
 
 # Silent errors allowed on the validation sets when choosing the threshold:
-# a fifth of the 0.5 % allowed on real dice.
-TARGET = 0.001
+# two fifths of the 0.5 % allowed on real dice.
+TARGET = 0.002
 
 
 def conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
@@ -220,8 +220,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--train-frames", type=int, default=2000, help="640x480 frames of PIP_TRAIN sets")
-    ap.add_argument("--val-frames", type=int, default=300, help="640x480 frames of PIP_VALIDATION sets")
-    ap.add_argument("--epochs", type=int, default=10)
+    ap.add_argument("--val-frames", type=int, default=500, help="640x480 frames of PIP_VALIDATION sets")
+    ap.add_argument("--epochs", type=int, default=8)
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=4e-3)
     ap.add_argument("--threads", type=int, default=1)

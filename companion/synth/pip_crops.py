@@ -19,7 +19,7 @@ from companion.synth.crops import jitter_corners
 from companion.synth.pip_frame import render_pip_frame
 from companion.synth.pips import PipStyle
 from companion.vision.crop import CROP_SIZE
-from companion.vision.pips import cut_pip_faces
+from companion.vision.pips import cut_pip_faces, grow_corners
 
 FOUND, JITTERED = 0, 1
 
@@ -55,7 +55,8 @@ def _frame_crops(job: _Job) -> tuple[npt.NDArray[np.uint8], list[int], list[int]
                 kinds.append(FOUND)
     if jittered:
         for die in frame.dice:
-            corners.append(jitter_corners(die.corners, rng, 2.0))
+            # a finder often frames a tilted die's sides with its top: cut wider too
+            corners.append(jitter_corners(grow_corners(die.corners, rng.uniform(1.0, 1.3)), rng, 2.0))
             labels.append(die.value - 1)
             kinds.append(JITTERED)
     return cut_pip_faces(frame.image, corners), labels, kinds

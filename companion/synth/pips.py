@@ -85,6 +85,8 @@ PIP_TRAIN = (
     _s("clear-black", (215, 215, 210), (25, 25, 25), translucent=True, rounding=0.1),
     _s("purple-white", (120, 40, 100), (235, 235, 235), rounding=0.14),
     _s("grey-black-wide", (170, 170, 165), (25, 25, 25), spread=0.31, pip_size=0.14),
+    _s("white-black-bigpips", (238, 240, 240), (30, 30, 30), pip_size=0.21, spread=0.26, rounding=0.3),
+    _s("ivory-black-soft", (200, 228, 238), (35, 30, 30), pip_size=0.19, spread=0.25, rounding=0.32),
 )
 PIP_VALIDATION = (
     _s("bone-black", (205, 228, 235), (30, 30, 35), pip_size=0.15, spread=0.26, rounding=0.26),
@@ -126,8 +128,10 @@ def _rounded_alpha(size: int, radius: float) -> tuple[F32, F32]:
 def pip_mask(style: PipStyle, value: int, rng: np.random.Generator, size: int = TEXTURE) -> F32:
     """0..1 mask of the pips of a face showing ``value``, at a random quarter turn."""
     mask = np.zeros((size, size), np.float32)
-    spread = style.spread * rng.uniform(0.94, 1.06)
-    d = style.pip_size * rng.uniform(0.9, 1.1) * (style.one_pip if value == 1 else 1.0)
+    # Sets differ in pip size and spacing more than any list of styles covers:
+    # each die varies around its set's values (larger pips, closer together, too).
+    spread = style.spread * rng.uniform(0.85, 1.08)
+    d = min(style.pip_size * rng.uniform(0.85, 1.45), 0.9 * spread) * (style.one_pip if value == 1 else 1.0)
     shift = 8
     f = float(1 << shift)
     for px, py in pip_layout(value):
@@ -148,7 +152,7 @@ def face_texture(style: PipStyle, value: int, rng: np.random.Generator, shade: f
     ``light_xy`` is the light's direction in the face's own axes (for the bevel and the
     pips' hollows), ``glare`` the strength of a specular highlight (0 none)."""
     s = TEXTURE
-    alpha, bevel = _rounded_alpha(s, style.rounding * rng.uniform(0.85, 1.15))
+    alpha, bevel = _rounded_alpha(s, min(style.rounding * rng.uniform(0.85, 1.6), 0.36))
     mask = pip_mask(style, value, rng, s)
     body = np.array(style.body, np.float32) * rng.uniform(0.94, 1.05)
     pip = np.array(style.one_color if (value == 1 and style.one_color) else style.pip, np.float32)
@@ -193,7 +197,7 @@ class Light:
 
 
 def random_light(rng: np.random.Generator) -> Light:
-    glare = 0.0 if rng.random() < 0.45 else float(rng.uniform(20, 140))
+    glare = 0.0 if rng.random() < 0.55 else float(rng.uniform(15, 110))
     return Light(rng.uniform(0, 2 * math.pi), rng.uniform(math.radians(25), math.radians(85)),
                  rng.uniform(0.45, 0.85), glare)
 
@@ -267,9 +271,7 @@ def draw_pip_die(img: F32, top: F64, bottom: F64, value: int, style: PipStyle, l
     if style.translucent:
         # Light passes through: the table shows, blurred and tinted, under the body.
         under = np.asarray(cv2.GaussianBlur(roi, (0, 0), 3), np.float32) * (body / 255.0 + 0.25)
-        pipness = np.clip((np.abs(layer - body * light.ambient).sum(axis=2) / 300.0), 0, 1)[..., None]
-        mix = 0.35 * (1 - pipness)
-        layer = layer * (1 - mix) + under * mix
+        layer = layer * 0.7 + under * 0.3
     img[y0:y1, x0:x1] = roi * (1 - cover[..., None]) + layer * cover[..., None]
 
 
