@@ -271,7 +271,7 @@ def draw_pip_die(img: F32, top: F64, bottom: F64, value: int, style: PipStyle, l
     if style.translucent:
         # Light passes through: the table shows, blurred and tinted, under the body.
         under = np.asarray(cv2.GaussianBlur(roi, (0, 0), 3), np.float32) * (body / 255.0 + 0.25)
-        layer = layer * 0.7 + under * 0.3
+        layer = np.asarray(layer * 0.7 + under * 0.3, np.float32)
     img[y0:y1, x0:x1] = roi * (1 - cover[..., None]) + layer * cover[..., None]
 
 
