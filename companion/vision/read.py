@@ -134,7 +134,7 @@ class ImageResult:
         counts: dict[str, int] = {}
         for d in self.dice:
             counts[d.face] = counts.get(d.face, 0) + 1
-        order = ["I", "1", "2", "3", "E", UNKNOWN]
+        order = ["I", "1", "2", "3", "4", "5", "6", "E", UNKNOWN]  # motifs and pip values
         summary = ", ".join(f"{counts[f]}x {f}" for f in order if f in counts)
         lines = [f"{self.image}: {len(self.dice)} dice: {summary} ({self.ms:.1f} ms)"]
         lines += [f"  ({d.x:7.1f}, {d.y:7.1f})  {d.face}  {d.confidence:.3f}" for d in self.dice]

@@ -12,6 +12,8 @@ import numpy.typing as npt
 from companion.vision.mat import PAPER_MM, SLOTS_FOR_CULTS
 from companion.vision.read import DEFAULT_FINDER, FINDERS
 
+DICE_KINDS = ("motifs", "d6")
+
 
 def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register `read` and `calibrate` on an argparse subparsers object."""
@@ -28,9 +30,12 @@ def add_read(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--profile", metavar="PROFILE", default=None,
                    help="enrolment profile folder (default: the shipped model alone)")
     p.add_argument("--model", metavar="ONNX", default=None,
-                   help="face model (default: COMPANION_MODEL or the shipped one)")
+                   help="face model (default: COMPANION_MODEL or the shipped one; with --dice d6, "
+                        "COMPANION_PIP_MODEL or models/pips.onnx)")
     p.add_argument("--finder", choices=FINDERS, default=DEFAULT_FINDER,
                    help=f"die finder: classic OpenCV or the learned net (default {DEFAULT_FINDER})")
+    p.add_argument("--dice", choices=DICE_KINDS, default="motifs",
+                   help="motifs: this game's dice (default); d6: ordinary pip dice, face 1-6")
     p.add_argument("--json", action="store_true", help="one JSON object per image per line")
     p.set_defaults(func=cmd_read)
 
@@ -57,10 +62,20 @@ def cmd_read(args: argparse.Namespace) -> int:
     from companion.vision.classify import ModelError
     from companion.vision.detect_net import DetectorModelError
     from companion.vision.enroll import EnrolmentError
-    from companion.vision.read import Reader, read_images
+    from companion.vision.read import Reader, make_finder, read_images
 
+    if args.dice == "d6" and args.profile is not None:
+        print("companion vision read: pip dice need no enrolment profile; leave out --profile with --dice d6.",
+              file=sys.stderr)
+        return 2
     try:
-        reader = Reader.load(args.profile, args.model, args.finder)
+        if args.dice == "d6":
+            from companion.vision.pips import PipClassifier
+
+            reader = Reader(PipClassifier(args.model), finder=make_finder(args.finder))
+            reader.warm_up()
+        else:
+            reader = Reader.load(args.profile, args.model, args.finder)
     except (ModelError, EnrolmentError, DetectorModelError) as exc:
         print(f"companion vision read: {_sentence(exc)}", file=sys.stderr)
         return 2

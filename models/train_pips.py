@@ -1,0 +1,239 @@
+"""Train the pip-value classifier on rendered pip dice and export models/pips.onnx.
+
+Rebuilds the shipped model from its seed on a CPU (torch 2.13.0, the `train`
+extra). Runtime code never imports torch: it reads the ONNX file.
+
+    python models/train_pips.py --seed 1 --threads 1        # the shipped model
+    python models/train_pips.py --quick --out /tmp/p.onnx   # a smoke run
+
+Learns from RENDERED dice only (companion/synth/pips.py, PIP_TRAIN sets):
+never from photos. The temperature and the `?` threshold are chosen on
+rendered dice of the PIP_VALIDATION sets, which training never sees, cut at
+the corners the die finder gives (what `vision read --dice d6` reads), read
+at four quarter turns as the reader does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "models"))
+
+import onnx  # noqa: E402
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
+
+from companion.synth.pip_crops import FOUND, PipCropSet, make_pip_crops  # noqa: E402
+from companion.synth.pips import PIP_TRAIN, PIP_VALIDATION  # noqa: E402
+from companion.vision.classify import softmax  # noqa: E402
+from companion.vision.crop import CROP_SIZE  # noqa: E402
+from companion.vision.pips import PIP_FACES  # noqa: E402
+
+# Silent errors allowed on the validation sets when choosing the threshold:
+# two fifths of the 0.5 % allowed on real dice.
+TARGET = 0.002
+
+
+def conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+
+class PipNet(nn.Module):
+    """Input (N, 64, 64, 3) BGR float 0..255; output logits (N, 6)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.features = nn.Sequential(
+            conv(3, 24, 2),  # 32x32: a pip is still 2-4 pixels here
+            conv(24, 32),
+            nn.MaxPool2d(2),  # 16x16
+            conv(32, 64),
+            conv(64, 64),
+            nn.MaxPool2d(2),  # 8x8
+            conv(64, 128),
+            nn.AdaptiveAvgPool2d(1),
+        )
+        self.head = nn.Sequential(nn.Linear(128, 64), nn.ReLU(inplace=True), nn.Linear(64, len(PIP_FACES)))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x.permute(0, 3, 1, 2)
+        # Each crop normalised on its own: light, exposure and cast vary.
+        mean = x.mean(dim=(2, 3), keepdim=True)
+        std = x.std(dim=(1, 2, 3), keepdim=True) + 4.0
+        return self.head(torch.flatten(self.features((x - mean) / std), 1))
+
+
+def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """Quarter turns, mirrors (a pip face reads the same), colour, contrast, blur."""
+    n = batch.shape[0]
+    batch = torch.rot90(batch, int(torch.randint(0, 4, (1,), generator=gen)), dims=(1, 2))
+    if bool(torch.rand(1, generator=gen) < 0.5):
+        batch = torch.flip(batch, dims=(2,))
+    perm = torch.randperm(3, generator=gen)
+    shuffle = torch.rand(n, 1, 1, 1, generator=gen) < 0.5
+    batch = torch.where(shuffle, batch[..., perm], batch)
+    gray = torch.rand(n, 1, 1, 1, generator=gen) < 0.2
+    batch = torch.where(gray, batch.mean(dim=3, keepdim=True).expand_as(batch), batch)
+    gain = 0.6 + 0.7 * torch.rand(n, 1, 1, 1, generator=gen)
+    soft = torch.rand(n, 1, 1, 1, generator=gen) < 0.2
+    nchw = batch.permute(0, 3, 1, 2)
+    blurred = torch.nn.functional.avg_pool2d(nchw, 3, 1, 1, count_include_pad=False).permute(0, 2, 3, 1)
+    batch = torch.where(soft, blurred, batch)
+    noise = torch.randn(batch.shape, generator=gen) * (6 * torch.rand(n, 1, 1, 1, generator=gen))
+    return (batch - 128) * gain + 128 + noise
+
+
+def _chunked(seeds: np.ndarray, styles: tuple, jittered: bool, workers: int, what: str) -> PipCropSet:
+    """make_pip_crops in chunks of 200 frames, saying how far it got."""
+    parts = []
+    for i in range(0, len(seeds), 200):
+        parts.append(make_pip_crops(seeds[i : i + 200], styles, workers=workers, jittered=jittered))
+        print(f"  {what}: {min(i + 200, len(seeds))}/{len(seeds)} frames", flush=True)
+    return PipCropSet(*(np.concatenate([getattr(p, f) for p in parts])
+                        for f in ("images", "labels", "kinds", "frames")))
+
+
+def crops(args: argparse.Namespace, rng: np.random.Generator) -> tuple[PipCropSet, PipCropSet]:
+    cache = Path(args.cache) if args.cache else None
+    if cache is not None and cache.is_file():
+        z = np.load(cache)
+        return (PipCropSet(z["xi"], z["xl"], z["xk"], z["xf"]), PipCropSet(z["vi"], z["vl"], z["vk"], z["vf"]))
+    train_seeds = rng.integers(0, 2**31, args.train_frames)
+    val_seeds = rng.integers(0, 2**31, args.val_frames)
+    tr = _chunked(train_seeds, PIP_TRAIN, True, args.workers, "training frames")
+    va = _chunked(val_seeds, PIP_VALIDATION, False, args.workers, "validation frames")
+    if cache is not None:
+        np.savez(cache, xi=tr.images, xl=tr.labels, xk=tr.kinds, xf=tr.frames,
+                 vi=va.images, vl=va.labels, vk=va.kinds, vf=va.frames)
+    return tr, va
+
+
+def predict(model: PipNet, images: np.ndarray) -> np.ndarray:
+    """Logits (4, N, 6): every crop at its four quarter turns, as the reader reads it."""
+    model.eval()
+    out = []
+    with torch.no_grad():
+        x = torch.from_numpy(images.astype(np.float32))
+        for k in range(4):
+            xr = torch.rot90(x, k, dims=(1, 2))
+            out.append(torch.cat([model(xr[i : i + 512]) for i in range(0, len(xr), 512)]).numpy())
+    return np.stack(out)
+
+
+def fit_temperature(logits4: np.ndarray, labels: np.ndarray) -> float:
+    grid = np.exp(np.linspace(np.log(0.05), np.log(20.0), 200))
+    best, best_nll = 1.0, math.inf
+    for t in grid:
+        p = np.mean([softmax(lg / t) for lg in logits4], axis=0)
+        nll = float(-np.log(p[np.arange(len(labels)), labels] + 1e-12).mean())
+        if nll < best_nll:
+            best, best_nll = float(t), nll
+    return best
+
+
+def choose_threshold(probs: np.ndarray, labels: np.ndarray, target: float) -> float:
+    """Smallest confidence threshold keeping silent errors at or below target."""
+    conf = probs.max(axis=1)
+    wrong = probs.argmax(axis=1) != labels
+    for t in np.concatenate([[0.0], np.unique(conf)]):
+        if float(np.sum(wrong & (conf >= t))) / len(labels) <= target:
+            return float(min(t + 1e-6, 0.999999)) if t > 0 else 0.0
+    return 1.0
+
+
+def train(args: argparse.Namespace) -> None:
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    t0 = time.time()
+    tr, va = crops(args, np.random.default_rng(args.seed))
+    render_s = round(time.time() - t0)
+    print(f"data: {len(tr.labels)} train crops ({int((tr.kinds == FOUND).sum())} cut by the finder), "
+          f"{len(va.labels)} validation crops, {render_s} s", flush=True)
+    xtr = torch.from_numpy(tr.images.astype(np.float32))
+    ytr = torch.from_numpy(tr.labels)
+    model = PipNet()
+    steps = args.epochs * math.ceil(len(ytr) / args.batch)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.15)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.02)
+    gen = torch.Generator().manual_seed(args.seed)
+    for epoch in range(args.epochs):
+        model.train()
+        order = torch.randperm(len(ytr), generator=gen)
+        total = 0.0
+        for i in range(0, len(order), args.batch):
+            idx = order[i : i + args.batch]
+            loss = loss_fn(model(augment(xtr[idx], gen)), ytr[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach()) * len(idx)
+        acc = float((predict(model, va.images).mean(axis=0).argmax(1) == va.labels).mean()) if len(va.labels) else 0.0
+        print(f"epoch {epoch + 1}/{args.epochs}: loss {total / len(ytr):.4f}, validation-set accuracy {acc:.4f}, "
+              f"{time.time() - t0:.0f} s", flush=True)
+    logits4 = predict(model, va.images)
+    temp = fit_temperature(logits4, va.labels)
+    probs = np.mean([softmax(lg / temp) for lg in logits4], axis=0)
+    thr = choose_threshold(probs, va.labels, TARGET)
+    conf, best = probs.max(axis=1), probs.argmax(axis=1)
+    sure = conf >= thr
+    report = {
+        "temperature": temp, "threshold": thr, "validation_dice": int(len(va.labels)),
+        "right": float(np.mean(sure & (best == va.labels))), "unknown": float(np.mean(~sure)),
+        "silent": float(np.mean(sure & (best != va.labels))),
+    }
+    export(model, Path(args.out), {"classes": ",".join(PIP_FACES), "temperature": f"{temp:.6g}",
+                                   "threshold": f"{thr:.6g}", "silent_target": str(TARGET)})
+    info = {
+        "seed": args.seed, "train_frames": args.train_frames, "val_frames": args.val_frames,
+        "train_crops": len(ytr), "train_found": int((tr.kinds == FOUND).sum()), "epochs": args.epochs,
+        "seconds": round(time.time() - t0), "render_seconds": render_s, "torch": torch.__version__,
+        "train_sets": [s.name for s in PIP_TRAIN], "validation_sets": [s.name for s in PIP_VALIDATION],
+        "calibration": report,
+    }
+    Path(args.out).with_suffix(".train.json").write_text(json.dumps(info, indent=1) + "\n")
+    print(json.dumps(report), flush=True)
+
+
+def export(model: PipNet, out: Path, meta: dict[str, str]) -> None:
+    model.eval()
+    dummy = torch.zeros(2, CROP_SIZE, CROP_SIZE, 3)
+    torch.onnx.export(model, (dummy,), str(out), dynamo=False, opset_version=17, input_names=["crops"],
+                      output_names=["logits"], dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}})
+    m = onnx.load(str(out))
+    for k, v in meta.items():
+        m.metadata_props.add(key=k, value=v)
+    onnx.save(m, str(out))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--train-frames", type=int, default=2000, help="640x480 frames of PIP_TRAIN sets")
+    ap.add_argument("--val-frames", type=int, default=500, help="640x480 frames of PIP_VALIDATION sets")
+    ap.add_argument("--epochs", type=int, default=8)
+    ap.add_argument("--batch", type=int, default=128)
+    ap.add_argument("--lr", type=float, default=4e-3)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--cache", default=None, help="npz file keeping the rendered crops between runs")
+    ap.add_argument("--out", default=str(REPO / "models" / "pips.onnx"))
+    ap.add_argument("--quick", action="store_true", help="a tiny run: 1 epoch on a few frames")
+    args = ap.parse_args()
+    if args.quick:
+        args.train_frames, args.val_frames, args.epochs = 12, 6, 1
+    train(args)
+
+
+if __name__ == "__main__":
+    main()
