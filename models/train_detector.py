@@ -528,7 +528,6 @@ def from_onnx(onnx_path: Path, ckpt: Path) -> None:
     inits = {i.name: numpy_helper.to_array(i) for i in m.graph.initializer}
     convs = [(n.input[1], n.input[2] if len(n.input) > 2 else None) for n in m.graph.node if n.op_type == "Conv"]
     net = build_model()
-    named = {f"net.{k}": v for k, v in net.state_dict().items()}
     # Convolutions of the graph in execution order, against the net's in the same order.
     order: list[nn.Conv2d] = []
     net.eval()
@@ -555,7 +554,6 @@ def from_onnx(onnx_path: Path, ckpt: Path) -> None:
             bn.bias.copy_(bias)
             bn.running_mean.zero_()
             bn.running_var.fill_(1.0 - bn.eps)
-    del named
     torch.save({"net": net.state_dict(), "step": 1}, ckpt)
 
 
