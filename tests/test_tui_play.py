@@ -277,3 +277,27 @@ def test_quitting_while_the_camera_waits_does_not_hang() -> None:
     start = time.monotonic()
     asyncio.run(quit_while_waiting())
     assert time.monotonic() - start < 15
+
+
+@sync
+async def test_a_turn_the_database_refuses_is_said_on_screen_and_not_accepted() -> None:
+    from companion.store.base import StoreError
+
+    app = manual_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await rolloff(pilot)
+        g = app.session.game
+
+        def refuse(*_args: object, **_kw: object) -> object:
+            raise StoreError("the database cannot be written: disk I/O error")
+
+        app.secretary.store.append = refuse  # type: ignore[method-assign]
+        await key_faces(pilot, "I3EEEI")
+        for k in "icf":
+            await pilot.press(k)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PhaseScreen)  # the app goes on
+        assert "NOT STORED" in app.screen.status and "disk I/O error" in app.screen.status
+        assert g.layouts["Anna"] == [] and g.to_move == "Anna"  # nothing was accepted
+        assert any("disk I/O error" in n.message for n in app._notifications)

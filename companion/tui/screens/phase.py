@@ -23,6 +23,7 @@ from ...dicestats import per_cult
 from ...rules import Action, Call, CallAction, Game, GiveUp, Word
 from ...rules.calls import call_text
 from ...secretary import SecretaryError
+from ...store.base import StoreError
 from ..camera import CameraError, Seen
 from ..describe import (
     FACE_KEYS,
@@ -393,7 +394,11 @@ class PhaseScreen(Screen[None]):
 
     def forfeit(self, face: str) -> None:
         """V2 forfeit option: the cult gives up a die of its roll after an illegal call."""
-        outcome = self.sapp.session.submit_forfeit(self.cult, self.entry.roll, face)
+        try:
+            outcome = self.sapp.session.submit_forfeit(self.cult, self.entry.roll, face)
+        except StoreError as exc:
+            self.not_stored(exc)
+            return
         self.sapp.save_record()
         if outcome.error is not None:
             self.status = f"{outcome.error.rule}: {rule_sentence(outcome.error)}; key a face of the roll"
@@ -401,6 +406,12 @@ class PhaseScreen(Screen[None]):
             return
         self.verdict = Text.assemble(f"{self.cult}: ", ("FORFEIT", "bold yellow"), f" gives up {face} to the center (V2)")
         self.after_turn(outcome)
+
+    def not_stored(self, exc: StoreError) -> None:
+        """The database refused the entry: nothing was accepted, and the screen says why."""
+        self.status = f"NOT STORED: {exc}"
+        self.app.notify(str(exc), title="not stored", severity="error", timeout=30)
+        self.refresh_view()
 
     def _chosen(self, action: Action | None) -> None:
         if action is not None:
@@ -452,10 +463,14 @@ class PhaseScreen(Screen[None]):
             self.talking = False
         before = self._judging_game().copy()  # the verdict explains the state it was judged in
         roll = self.entry.roll
-        if self.correcting:
-            outcome = session.correct_last_turn(roll, action)
-        else:
-            outcome = session.submit_turn(self.cult, roll, action, self.seen)
+        try:
+            if self.correcting:
+                outcome = session.correct_last_turn(roll, action)
+            else:
+                outcome = session.submit_turn(self.cult, roll, action, self.seen)
+        except StoreError as exc:
+            self.not_stored(exc)
+            return
         self.sapp.save_record()
         self.words, self.giving = [], False
         if outcome.error is not None:

@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ...rules import RuleError
+from ...store.base import StoreError
 from ...rules.game import count_score
 from ..camera import CameraError
 from ..entry import RollEntry
@@ -145,6 +146,11 @@ class RollOffScreen(Screen[None]):
             self.sapp.session.submit_start_roll(self.cult, self.entry.roll, self.seen)
         except RuleError as err:
             self.status = f"{err.rule}: {err.message}"
+            self.refresh_view()
+            return
+        except StoreError as exc:  # nothing was accepted: say why instead of ending the app
+            self.status = f"NOT STORED: {exc}"
+            self.app.notify(str(exc), title="not stored", severity="error", timeout=30)
             self.refresh_view()
             return
         self.sapp.save_record()
