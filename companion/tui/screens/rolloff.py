@@ -14,8 +14,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ...rules import RuleError
-from ...store.base import StoreError
 from ...rules.game import count_score
+from ...store.base import StoreError
 from ..camera import CameraError
 from ..entry import RollEntry
 from ..messages import CameraFailed, RollSeen
