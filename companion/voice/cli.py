@@ -20,7 +20,8 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         description="Print one JSON line per file: the call heard (null when nothing was heard "
                     "clearly), its confidence in 0..1 and the decoding time.",
     )
-    h.add_argument("files", nargs="+", metavar="FILE.wav")
+    h.add_argument("files", nargs="+", metavar="FILE.wav",
+                   help="mono or stereo PCM WAV files, 8-192 kHz, at most 30 s each")
     h.add_argument("--roll", metavar="FACES", default=None,
                    help="the roll (e.g. I23E): only calls whose needs it meets are listened for")
     h.add_argument("--layout", metavar="FACES", default=None,
@@ -57,19 +58,24 @@ def cmd_hear(args: argparse.Namespace) -> int:
     threshold = DEFAULT_THRESHOLD if args.threshold is None else args.threshold
     if not 0.0 <= threshold <= 1.0:
         return _fail("--threshold must lie between 0 and 1.")
-    try:
-        rec = Recognizer(threshold=threshold)
-    except VoiceUnavailable as exc:
-        return _fail(f"{exc}.")
+    # The recognizer takes a second or more to load: a file that cannot be read is
+    # refused before it is loaded, so that bad input is answered at once.
+    rec: Recognizer | None = None
     status = 0
     for name in args.files:
         line: dict[str, Any]
         try:
-            heard = rec.hear(read_wav(name), calls)
+            audio = read_wav(name)
         except AudioError as exc:
             line = {"file": name, "call": None, "confidence": 0.0, "ms": 0.0, "error": f"{exc}."}
             status = 1
         else:
+            if rec is None:
+                try:
+                    rec = Recognizer(threshold=threshold)
+                except VoiceUnavailable as exc:
+                    return _fail(f"{exc}.")
+            heard = rec.hear(audio, calls)
             line = {"file": name, "call": heard.text, "confidence": heard.confidence,
                     "ms": round(heard.ms, 1)}
         print(json.dumps(line, ensure_ascii=False), flush=True)
