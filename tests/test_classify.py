@@ -52,7 +52,6 @@ def test_model_is_small_and_has_two_outputs(clf: FaceClassifier) -> None:
     assert logits.shape == (3, len(FACES)) and emb.shape[0] == 3 and emb.shape[1] >= 16
     cal = clf.calibration
     assert 0.05 < cal.temperature < 20 and 0.0 < cal.threshold < 1.0
-    assert 0.05 < cal.profile_temperature < 20 and 0.0 < cal.profile_threshold < 1.0
 
 
 def test_default_model_path_and_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

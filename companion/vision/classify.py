@@ -2,10 +2,11 @@
 
 One batch per frame: every die's crop goes through the network at once. The
 network's logits are divided by a temperature fitted on validation styles,
-and a die whose calibrated confidence is below the threshold chosen on those
-styles (so that silent errors stay under 0.1 %) is read as `?`. With an
-enrolment profile, the profile's head adds its table's correction, read from
-the network's embedding, to those calibrated logits.
+and a die whose calibrated confidence is below the threshold chosen on
+validation styles and drawing families (so that art the model never saw
+reads `?` rather than a guess) is read as `?`. With an enrolment profile the
+profile reads instead, from the network's embedding of each crop at its four
+right angles (companion.vision.enroll).
 """
 
 from __future__ import annotations
@@ -57,8 +58,6 @@ class FaceReading:
 class Calibration:
     temperature: float
     threshold: float
-    profile_temperature: float
-    profile_threshold: float
 
 
 class FaceClassifier:
@@ -73,10 +72,7 @@ class FaceClassifier:
             self._session = cpu_session(self.path, threads)
             meta = self._session.get_modelmeta().custom_metadata_map
             classes = tuple(meta["classes"].split(","))
-            self.calibration = Calibration(
-                float(meta["temperature"]), float(meta["threshold"]),
-                float(meta["profile_temperature"]), float(meta["profile_threshold"]),
-            )
+            self.calibration = Calibration(float(meta["temperature"]), float(meta["threshold"]))
         except KeyError as exc:
             raise ModelError(f"face model {self.path} lacks its calibration ({exc.args[0]}); rebuild it with models/train_faces.py") from None
         except Exception as exc:  # onnxruntime raises its own untyped errors
@@ -95,23 +91,27 @@ class FaceClassifier:
         logits, emb = self._session.run(None, {self._input: crops.astype(np.float32)})
         return np.asarray(logits, np.float32), np.asarray(emb, np.float32)
 
-    def probabilities(self, crops: npt.NDArray[np.uint8]) -> tuple[F32, float]:
-        """Calibrated probabilities (N, 5) and the threshold that applies to them."""
-        logits, emb = self.run(crops)
+    def probabilities(self, crops: npt.NDArray[np.uint8]) -> tuple[F32, float, npt.NDArray[np.bool_]]:
+        """Calibrated probabilities (N, 5), the threshold that applies to them, and dice unlike any motif."""
         if self.profile is not None:
-            return self.profile.probabilities(emb, logits / self.calibration.temperature), self.profile.threshold
-        return softmax(logits / self.calibration.temperature), self.calibration.threshold
+            from companion.vision.enroll import rotation_embeddings
+
+            probs, unlike = self.profile.read(rotation_embeddings(self, crops))
+            return probs, self.profile.threshold, unlike
+        logits, _ = self.run(crops)
+        return softmax(logits / self.calibration.temperature), self.calibration.threshold, np.zeros(len(crops), bool)
 
     def classify(self, crops: npt.NDArray[np.uint8]) -> list[FaceReading]:
         """Read a batch of crops (N, 64, 64, 3) uint8 BGR."""
         if len(crops) == 0:
             return []
-        probs, threshold = self.probabilities(crops)
+        probs, threshold, unlike = self.probabilities(crops)
         best = probs.argmax(axis=1)
         out = []
         for i, k in enumerate(best):
             conf = float(probs[i, k])
-            out.append(FaceReading(FACES[k] if conf >= threshold else UNKNOWN, conf, FACES[k]))
+            sure = conf >= threshold and not unlike[i]
+            out.append(FaceReading(FACES[k] if sure else UNKNOWN, conf, FACES[k]))
         return out
 
     def read(self, image_bgr: npt.NDArray[np.uint8], corners: Sequence[npt.ArrayLike]) -> list[FaceReading]:
