@@ -119,10 +119,10 @@ def test_doctor_shows_the_profile_estimate(xdg: Path) -> None:
 
     import numpy as np
 
-    from companion.vision.classify import FaceClassifier
+    from companion.vision.classify import FaceClassifier, default_enrol_model_path
     from companion.vision.enroll import Profile, SelfCheck
 
-    clf = FaceClassifier()
+    clf = FaceClassifier(default_enrol_model_path())
     dim = clf.run(np.zeros((1, 64, 64, 3), np.uint8))[1].shape[1]
     protos = np.eye(5, dim, dtype=np.float32)
     check = SelfCheck(100, 97, 2, ((20, 0, 0, 0, 0, 0),) * 5)

@@ -11,6 +11,7 @@ right angles (companion.vision.enroll).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,9 +37,25 @@ class ModelError(Exception):
     """The face model is missing, unreadable or not a face model."""
 
 
+ENROL_MODEL_ENV = "COMPANION_ENROL_MODEL"
+
+
 def default_model_path() -> Path:
     """COMPANION_MODEL if set, else models/faces.onnx of this checkout."""
     return shipped_model(MODEL_ENV, "faces.onnx")
+
+
+def default_enrol_model_path() -> Path:
+    """The model whose embedding profiles are fitted on and read with.
+
+    COMPANION_ENROL_MODEL if set; else COMPANION_MODEL if set (one model for
+    everything); else models/faces.enrol.onnx, trained on far more varied art
+    (models/MODEL_CARD.md), whose embedding tells motifs apart on art it never
+    saw where the shipped model's does not.
+    """
+    if os.environ.get(ENROL_MODEL_ENV, "").strip() or not os.environ.get(MODEL_ENV, "").strip():
+        return shipped_model(ENROL_MODEL_ENV, "faces.enrol.onnx")
+    return default_model_path()
 
 
 def softmax(logits: F32) -> F32:

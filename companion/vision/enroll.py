@@ -30,7 +30,13 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from companion.vision.classify import FACES, FaceClassifier, ModelError, softmax
+from companion.vision.classify import (
+    FACES,
+    FaceClassifier,
+    ModelError,
+    default_enrol_model_path,
+    softmax,
+)
 from companion.vision.crop import cut_faces
 
 F32 = npt.NDArray[np.float32]
@@ -258,13 +264,16 @@ def _warnings(cross: _Crossed, labels: I64, threshold: float, set_aside: tuple[i
             mixed = cross.checked & (((labels == a) & (pred == b)) | ((labels == b) & (pred == a)))
             sure = int(np.sum(mixed & (conf >= threshold)))
             if sure or int(mixed.sum()) >= 2:
-                out.append(f"motifs {FACES[a]} and {FACES[b]} look alike on this set: {int(mixed.sum())} dice were "
+                n_mixed = int(mixed.sum())
+                out.append(f"motifs {FACES[a]} and {FACES[b]} look alike on this set: {n_mixed} "
+                           f"{'die was' if n_mixed == 1 else 'dice were'} "
                            f"taken for the other with their frame left out ({sure} of them without a ?); add a frame "
                            "of each, in other light or with the dice turned another way.")
     for k, face in enumerate(FACES):
         odd = set_aside[k]
         if odd:
-            out.append(f"the frames of {face} hold {odd} dice that do not look like the others there (another "
+            what = "die that does" if odd == 1 else "dice that do"
+            out.append(f"the frames of {face} hold {odd} {what} not look like the others there (another "
                        f"motif, or not dice) and were left out: check that every die in folder {face} shows {face}, "
                        "and take away anything that is not a die.")
     return out
@@ -398,7 +407,7 @@ def enroll(folder: str | Path, out: str | Path, *, model: str | Path | None = No
            finder: Finder | None = None) -> Profile:
     """`companion vision enroll DIR --out PROFILE`: fit and save a profile."""
     try:
-        classifier = FaceClassifier(model)
+        classifier = FaceClassifier(model if model is not None else default_enrol_model_path())
     except ModelError as exc:
         raise EnrolmentError(str(exc)) from None
     found = collect(folder, finder)
@@ -412,7 +421,9 @@ def load_reader(profile: str | Path | None = None, model: str | Path | None = No
 
     Raises ModelError or EnrolmentError, each with a one-sentence message.
     """
-    classifier = FaceClassifier(model)
-    if profile is not None:
-        classifier.profile = Profile.load(profile, classifier)
+    if profile is None:
+        return FaceClassifier(model)
+    # A profile reads with the embedding it was fitted on (the enrolment model by default).
+    classifier = FaceClassifier(model if model is not None else default_enrol_model_path())
+    classifier.profile = Profile.load(profile, classifier)
     return classifier
