@@ -63,6 +63,18 @@ def test_default_model_path_and_env(monkeypatch: pytest.MonkeyPatch, tmp_path: P
         FaceClassifier()
 
 
+def test_enrolment_model_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from companion.vision.classify import ENROL_MODEL_ENV, default_enrol_model_path
+
+    monkeypatch.delenv(MODEL_ENV, raising=False)
+    monkeypatch.delenv(ENROL_MODEL_ENV, raising=False)
+    assert default_enrol_model_path() == MODEL.with_name("faces.enrol.onnx")
+    monkeypatch.setenv(MODEL_ENV, str(tmp_path / "one.onnx"))  # one model for everything
+    assert default_enrol_model_path() == tmp_path / "one.onnx"
+    monkeypatch.setenv(ENROL_MODEL_ENV, str(tmp_path / "e.onnx"))
+    assert default_enrol_model_path() == tmp_path / "e.onnx"
+
+
 def test_missing_or_corrupt_model_is_one_clear_sentence(tmp_path: Path) -> None:
     with pytest.raises(ModelError) as missing:
         FaceClassifier(tmp_path / "nope.onnx")

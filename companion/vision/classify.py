@@ -53,9 +53,12 @@ def default_enrol_model_path() -> Path:
     (models/MODEL_CARD.md), whose embedding tells motifs apart on art it never
     saw where the shipped model's does not.
     """
-    if os.environ.get(ENROL_MODEL_ENV, "").strip() or not os.environ.get(MODEL_ENV, "").strip():
+    if os.environ.get(ENROL_MODEL_ENV, "").strip():
         return shipped_model(ENROL_MODEL_ENV, "faces.enrol.onnx")
-    return default_model_path()
+    enrol = shipped_model(ENROL_MODEL_ENV, "faces.enrol.onnx")
+    if os.environ.get(MODEL_ENV, "").strip() or not enrol.is_file():
+        return default_model_path()  # without an enrolment model, profiles use the shipped one
+    return enrol
 
 
 def softmax(logits: F32) -> F32:
