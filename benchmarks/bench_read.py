@@ -32,7 +32,7 @@ from benchmarks.bench_detect_net import frames  # noqa: E402
 from companion.synth import HELD_OUT  # noqa: E402
 from companion.synth.frame import RenderedFrame  # noqa: E402
 from companion.synth.styles import VALIDATION  # noqa: E402
-from companion.vision.classify import FaceClassifier  # noqa: E402
+from companion.vision.classify import FaceClassifier, default_enrol_model_path  # noqa: E402
 from companion.vision.detect_net import NetSettings, find_dice_net  # noqa: E402
 from companion.vision.enrol_sim import SimulatedEnrolment  # noqa: E402
 from companion.vision.read import Finder, make_finder  # noqa: E402
@@ -113,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.split}: {len(fr)} frames 1280x960 (seeds {first}..{first + len(fr) - 1}), finder {args.finder}")
     t, ms = score(fr, finder, clf, None)
     print(report("shipped model", t, ms), flush=True)
-    t, ms = score(fr, finder, clf, SimulatedEnrolment(clf, finder))
+    enrol_clf = FaceClassifier(default_enrol_model_path())  # profiles read with the enrolment model
+    t, ms = score(fr, finder, enrol_clf, SimulatedEnrolment(enrol_clf, finder))
     print(report("after enrolment", t, ms), flush=True)
     return 0
 

@@ -125,6 +125,10 @@ def check_calibration(ctx: Context) -> Check:
     return Check("calibration", "ok", f"{where} matches the view (within {worst:.1f} px)")
 
 
+# A profile whose own cross-check reads fewer dice right than this is worth redoing.
+PROFILE_WARN_BELOW = 0.9
+
+
 def check_profile(ctx: Context) -> Check:
     folder = paths.profile_dir()
     if not folder.is_dir():
@@ -133,11 +137,17 @@ def check_profile(ctx: Context) -> Check:
     try:
         from .vision.enroll import load_reader
 
-        load_reader(folder, None)
+        profile = load_reader(folder, None).profile
     except Exception as exc:  # a broken profile is one sentence, not a traceback
         return Check("enrolment", "fail", f"the profile in {folder} does not load: {exc}",
                      "enrol the dice again")
-    return Check("enrolment", "ok", f"profile {folder}")
+    summary = f"profile {folder}: {profile.summary()}" if profile is not None else f"profile {folder}"
+    check = profile.check if profile is not None else None
+    if check is not None and check.dice and check.accuracy < PROFILE_WARN_BELOW:
+        return Check("enrolment", "warn", summary,
+                     "enrol again with another frame of each motif the self-check confuses "
+                     "(`companion vision enroll` prints them), in the table's light")
+    return Check("enrolment", "ok", summary)
 
 
 def _existing(p: Path) -> Path:

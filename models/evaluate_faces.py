@@ -1,7 +1,7 @@
 """Evaluate the shipped model on the HELD_OUT styles, with and without enrolment.
 
 Every held-out style (a whole dice set the model never saw) is enrolled from
-one frame per motif, then read on ordinary frames of the same set. Writes
+two frames per motif, then read on ordinary frames of the same set. Writes
 models/faces_eval.json, which MODEL_CARD.md quotes.
 
     python models/evaluate_faces.py [--model models/faces.onnx] [--test-frames 6]
@@ -40,18 +40,19 @@ def main() -> None:
     trials = [run_trial(clf, st, args.seed + i, test_frames=args.test_frames) for i, st in enumerate(HELD_OUT)]
     labels = np.concatenate([t.labels for t in trials])
     base = softmax(np.concatenate([t.base_logits for t in trials]) / cal.temperature)
-    prof = softmax(np.concatenate([t.profile_logits for t in trials]) / cal.profile_temperature)
+    prof = np.concatenate([t.profile_probs for t in trials])
+    sure = np.concatenate([t.profile_sure for t in trials])
     per_style = {}
     for t in trials:
         b = scores(softmax(t.base_logits / cal.temperature), t.labels, cal.threshold)
-        p = scores(softmax(t.profile_logits / cal.profile_temperature), t.labels, cal.profile_threshold)
+        p = scores(t.profile_probs, t.labels, 0.0, t.profile_sure)
         per_style[t.style] = {"n": len(t.labels), "base_read_right": b["read_right"], "base_silent": b["silent"],
                               "profile_read_right": p["read_right"], "profile_silent": p["silent"]}
     report = {
         "model": str(args.model), "held_out_styles": len(HELD_OUT), "dice": int(len(labels)),
         "calibration": cal.__dict__,
         "without_enrolment": scores(base, labels, cal.threshold),
-        "with_enrolment": scores(prof, labels, cal.profile_threshold),
+        "with_enrolment": scores(prof, labels, 0.0, sure),
         "per_style": per_style, "seconds": round(time.time() - t0),
     }
     Path(args.out).write_text(json.dumps(report, indent=1) + "\n")

@@ -23,7 +23,7 @@ from companion.synth.frame import FACES, render_frame  # noqa: E402
 from companion.synth.styles import Style  # noqa: E402
 from companion.vision.classify import FaceClassifier, softmax  # noqa: E402
 from companion.vision.crop import cut_face  # noqa: E402
-from companion.vision.enroll import fit_profile, model_digest  # noqa: E402
+from companion.vision.enroll import fit_profile, model_digest, rotation_embeddings  # noqa: E402
 
 F32 = npt.NDArray[np.float32]
 
@@ -33,7 +33,8 @@ class Trial:
     style: str
     labels: npt.NDArray[np.int64]
     base_logits: F32  # network logits of the test dice
-    profile_logits: F32  # calibrated network logits plus the profile's correction (before its temperature)
+    profile_probs: F32  # the profile's probabilities (averaged over four rotations)
+    profile_sure: npt.NDArray[np.bool_]  # read as a motif by the profile (not `?`)
 
 
 def frame_crops(seed: int, style: Style, faces: list[str] | None, n_dice: int) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
@@ -46,14 +47,16 @@ def frame_crops(seed: int, style: Style, faces: list[str] | None, n_dice: int) -
     return np.stack(crops), np.asarray(labels, np.int64)
 
 
-def run_trial(clf: FaceClassifier, style: Style, seed: int, *, enrol_frames: int = 1, test_frames: int = 4,
+def run_trial(clf: FaceClassifier, style: Style, seed: int, *, enrol_frames: int = 2, test_frames: int = 4,
               dice_per_frame: int = 20) -> Trial:
-    ex, ey = [], []
+    """Enrol a set from enrol_frames frames per motif (VISION.md: 2), then read ordinary frames of it."""
+    ex, ey, ef = [], [], []
     for k, face in enumerate(FACES):
         for j in range(enrol_frames):
             x, _ = frame_crops(seed * 1000 + k * 10 + j, style, [face], 12)
             ex.append(x)
             ey.append(np.full(len(x), k, np.int64))
+            ef.append(np.full(len(x), k * enrol_frames + j, np.int64))
     tx, ty = [], []
     for j in range(test_frames):
         x, y = frame_crops(seed * 1000 + 500 + j, style, None, dice_per_frame)
@@ -61,9 +64,10 @@ def run_trial(clf: FaceClassifier, style: Style, seed: int, *, enrol_frames: int
         ty.append(y)
     enrol_x, enrol_y = np.concatenate(ex), np.concatenate(ey)
     test_x, test_y = np.concatenate(tx), np.concatenate(ty)
-    prof = fit_profile(clf, enrol_x, enrol_y)
-    logits, temb = clf.run(test_x)
-    return Trial(style.name, test_y, logits, prof.logits(temb, logits / clf.calibration.temperature))
+    prof = fit_profile(clf, enrol_x, enrol_y, np.concatenate(ef))
+    logits, _ = clf.run(test_x)
+    probs, unlike = prof.read(rotation_embeddings(clf, test_x))
+    return Trial(style.name, test_y, logits, probs, (probs.max(axis=1) >= prof.threshold) & ~unlike)
 
 
 def fit_temperature(logits: F32, labels: npt.NDArray[np.int64]) -> float:
@@ -84,10 +88,12 @@ def choose_threshold(probs: F32, labels: npt.NDArray[np.int64], target: float) -
     return 1.0
 
 
-def scores(probs: F32, labels: npt.NDArray[np.int64], threshold: float) -> dict[str, object]:
+def scores(probs: F32, labels: npt.NDArray[np.int64], threshold: float,
+           sure: npt.NDArray[np.bool_] | None = None) -> dict[str, object]:
+    """Read right, silent errors and `?`; ``sure`` (read as a motif) replaces the threshold if given."""
     conf = probs.max(axis=1)
     pred = probs.argmax(axis=1)
-    shown = conf >= threshold
+    shown = conf >= threshold if sure is None else sure
     right = shown & (pred == labels)
     silent = shown & (pred != labels)
     per_class = {}

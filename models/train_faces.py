@@ -30,8 +30,9 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
 from companion.synth.crops import CropSet, make_crops  # noqa: E402
+from companion.synth.families import family_styles  # noqa: E402
 from companion.synth.frame import FACES  # noqa: E402
-from companion.synth.styles import TRAIN, VALIDATION  # noqa: E402
+from companion.synth.styles import TRAIN  # noqa: E402
 from companion.vision.crop import CROP_SIZE  # noqa: E402
 
 EMBED = 64
@@ -58,6 +59,10 @@ class FaceNet(nn.Module):
         )
         self.embed = nn.Linear(128, EMBED)
         self.head = nn.Linear(EMBED, len(FACES))
+        # Motif directions on the unit sphere (training only): a cosine-margin
+        # term pulls each die's normalised embedding to its motif's, so that
+        # enrolment's nearest-prototype reading has clusters to work with.
+        self.prototypes = nn.Parameter(torch.randn(len(FACES), EMBED) * 0.1)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         x = x.permute(0, 3, 1, 2)
@@ -91,6 +96,19 @@ def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     return (batch - 128) * gain + 128
 
 
+def _join(a: CropSet, b: CropSet) -> CropSet:
+    return CropSet(np.concatenate([a.images, b.images]), np.concatenate([a.labels, b.labels]), a.styles + b.styles,
+                   np.concatenate([a.frames, b.frames]))
+
+
+def loss_terms(model: FaceNet, logits: torch.Tensor, emb: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Cross-entropy of the head plus a cosine-margin term on the embedding (CosFace, s=16, m=0.25)."""
+    ce = nn.functional.cross_entropy(logits, labels)
+    cos = nn.functional.normalize(emb, dim=1) @ nn.functional.normalize(model.prototypes, dim=1).T
+    margin = 0.25 * nn.functional.one_hot(labels, len(FACES)).float()
+    return ce + nn.functional.cross_entropy(16.0 * (cos - margin), labels)
+
+
 def train(args: argparse.Namespace) -> None:
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -104,9 +122,16 @@ def train(args: argparse.Namespace) -> None:
         # then shrunk by cut_face, as on the table.
         big_seeds = rng.integers(0, 2**31, args.big_frames)
         big = make_crops(big_seeds, TRAIN, per_die=2, workers=args.workers, size=(1280, 960))
-        tr = CropSet(np.concatenate([tr.images, big.images]), np.concatenate([tr.labels, big.labels]),
-                     tr.styles + big.styles, np.concatenate([tr.frames, big.frames]))
-    va = make_crops(val_seeds, VALIDATION, per_die=1, workers=args.workers)
+        tr = _join(tr, big)
+    if args.family_frames:
+        # Sets drawn from the training drawing families (families.py): the
+        # validation and held-out families are never seen here.
+        fam = family_styles("train", args.family_styles, args.seed)
+        fseeds = rng.integers(0, 2**31, args.family_frames)
+        tr = _join(tr, make_crops(fseeds[: args.family_frames * 3 // 4], fam, per_die=2, workers=args.workers))
+        tr = _join(tr, make_crops(fseeds[args.family_frames * 3 // 4 :], fam, per_die=2, workers=args.workers,
+                                  size=(1280, 960)))
+    va = make_crops(val_seeds, family_styles("validation", 200, args.seed + 1), per_die=1, workers=args.workers)
     print(f"data: {len(tr.labels)} train crops, {len(va.labels)} validation crops, {time.time() - t0:.0f} s", flush=True)
     xtr = torch.from_numpy(tr.images.astype(np.float32))
     ytr = torch.from_numpy(tr.labels)
@@ -114,30 +139,57 @@ def train(args: argparse.Namespace) -> None:
     yva = torch.from_numpy(va.labels)
     model = FaceNet()
     steps = args.epochs * math.ceil(len(ytr) / args.batch)
+    if args.budget:
+        # A time budget: measure the speed of a few steps, then fix the schedule to fit.
+        probe = FaceNet()
+        popt = torch.optim.AdamW(probe.parameters(), lr=1e-3)
+        tp = time.time()
+        for i in range(10):
+            idx = torch.randint(0, len(ytr), (args.batch,), generator=torch.Generator().manual_seed(i))
+            lg, em = probe(augment(xtr[idx], torch.Generator().manual_seed(i)))
+            lo = loss_terms(probe, lg, em, ytr[idx])
+            popt.zero_grad()
+            lo.backward()
+            popt.step()
+        per_step = (time.time() - tp) / 10
+        steps = max(int(args.budget / (per_step * 1.05)), 50)
+        print(f"budget {args.budget} s: {per_step * 1000:.0f} ms a step, {steps} steps "
+              f"({steps * args.batch / len(ytr):.1f} epochs)", flush=True)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.15)
     loss_fn = nn.CrossEntropyLoss()
     gen = torch.Generator().manual_seed(args.seed)
-    for epoch in range(args.epochs):
+    del loss_fn
+    done = 0
+    epoch = 0
+    while done < steps:
         model.train()
         order = torch.randperm(len(ytr), generator=gen)
         total = 0.0
         for i in range(0, len(order), args.batch):
+            if done >= steps:
+                break
             idx = order[i : i + args.batch]
-            logits, _ = model(augment(xtr[idx], gen))
-            loss = loss_fn(logits, ytr[idx])
+            logits, emb = model(augment(xtr[idx], gen))
+            loss = loss_terms(model, logits, emb, ytr[idx])
             opt.zero_grad()
             loss.backward()
             opt.step()
             sched.step()
+            done += 1
             total += float(loss.detach()) * len(idx)
+        epoch += 1
         model.eval()
         with torch.no_grad():
             pred = torch.cat([model(xva[i : i + 512])[0].argmax(1) for i in range(0, len(yva), 512)])
         acc = float((pred == yva).float().mean())
-        print(f"epoch {epoch + 1}/{args.epochs}: loss {total / len(ytr):.4f}, validation-style accuracy {acc:.4f}, {time.time() - t0:.0f} s", flush=True)
+        print(f"epoch {epoch}, step {done}/{steps}: loss {total / len(ytr):.4f}, validation-family accuracy {acc:.4f}, "
+              f"{time.time() - t0:.0f} s", flush=True)
+        export(model, Path(args.out).with_suffix(".ckpt.onnx"))  # a model exists whatever happens next
     export(model, Path(args.out))
     train_seconds = round(time.time() - t0)
+    if args.no_calibrate:
+        return
     # Temperature and thresholds come from the validation styles.
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from calibrate_faces import calibrate
@@ -148,7 +200,8 @@ def train(args: argparse.Namespace) -> None:
         "seed": args.seed, "train_frames": args.train_frames, "big_frames": args.big_frames, "val_frames": args.val_frames,
         "train_crops": len(ytr), "val_crops": len(yva), "epochs": args.epochs,
         "train_seconds": train_seconds, "calibration_seconds": report["seconds"], "torch": torch.__version__,
-        "train_styles": len(TRAIN), "validation_styles": len(VALIDATION),
+        "train_styles": len(TRAIN), "family_frames": args.family_frames, "family_styles": args.family_styles,
+        "budget": args.budget, "steps": steps,
     }
     Path(args.out).with_suffix(".train.json").write_text(json.dumps(info, indent=1))
     print(json.dumps(info), flush=True)
@@ -169,7 +222,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--train-frames", type=int, default=2500, help="640x480 training frames")
     ap.add_argument("--big-frames", type=int, default=1000, help="1280x960 training frames")
-    ap.add_argument("--val-frames", type=int, default=300)
+    ap.add_argument("--val-frames", type=int, default=300, help="frames of validation families to watch the run")
+    ap.add_argument("--family-frames", type=int, default=2000, help="frames of training-family sets (3/4 at 640x480)")
+    ap.add_argument("--family-styles", type=int, default=800, help="random sets drawn from the training families")
+    ap.add_argument("--budget", type=float, default=0, help="seconds of training; sets the number of steps")
     ap.add_argument("--epochs", type=int, default=12)
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=4e-3)
@@ -177,9 +233,10 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default=str(REPO / "models" / "faces.onnx"))
     ap.add_argument("--quick", action="store_true", help="a tiny run: 1 epoch on a few frames")
+    ap.add_argument("--no-calibrate", action="store_true", help="export only; run calibrate_faces.py later")
     args = ap.parse_args()
     if args.quick:
-        args.train_frames, args.big_frames, args.val_frames, args.epochs = 12, 2, 4, 1
+        args.train_frames, args.big_frames, args.val_frames, args.epochs, args.family_frames = 12, 2, 4, 1, 8
     train(args)
 
 

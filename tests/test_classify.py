@@ -52,7 +52,6 @@ def test_model_is_small_and_has_two_outputs(clf: FaceClassifier) -> None:
     assert logits.shape == (3, len(FACES)) and emb.shape[0] == 3 and emb.shape[1] >= 16
     cal = clf.calibration
     assert 0.05 < cal.temperature < 20 and 0.0 < cal.threshold < 1.0
-    assert 0.05 < cal.profile_temperature < 20 and 0.0 < cal.profile_threshold < 1.0
 
 
 def test_default_model_path_and_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -62,6 +61,18 @@ def test_default_model_path_and_env(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     assert default_model_path() == tmp_path / "other.onnx"
     with pytest.raises(ModelError, match="not found"):
         FaceClassifier()
+
+
+def test_enrolment_model_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from companion.vision.classify import ENROL_MODEL_ENV, default_enrol_model_path
+
+    monkeypatch.delenv(MODEL_ENV, raising=False)
+    monkeypatch.delenv(ENROL_MODEL_ENV, raising=False)
+    assert default_enrol_model_path() == MODEL.with_name("faces.enrol.onnx")
+    monkeypatch.setenv(MODEL_ENV, str(tmp_path / "one.onnx"))  # one model for everything
+    assert default_enrol_model_path() == tmp_path / "one.onnx"
+    monkeypatch.setenv(ENROL_MODEL_ENV, str(tmp_path / "e.onnx"))
+    assert default_enrol_model_path() == tmp_path / "e.onnx"
 
 
 def test_missing_or_corrupt_model_is_one_clear_sentence(tmp_path: Path) -> None:

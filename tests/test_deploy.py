@@ -154,6 +154,30 @@ def test_doctor_profile_missing_is_a_warning(xdg: Path) -> None:
     assert c.status == "warn" and "enroll" in c.fix
 
 
+def test_doctor_shows_the_profile_estimate(xdg: Path) -> None:
+    import dataclasses
+
+    import numpy as np
+
+    from companion.vision.classify import FaceClassifier, default_enrol_model_path
+    from companion.vision.enroll import Profile, SelfCheck
+
+    clf = FaceClassifier(default_enrol_model_path())
+    dim = clf.run(np.zeros((1, 64, 64, 3), np.uint8))[1].shape[1]
+    protos = np.eye(5, dim, dtype=np.float32)
+    check = SelfCheck(100, 97, 2, ((20, 0, 0, 0, 0, 0),) * 5)
+    from companion.vision.enroll import model_digest
+
+    prof = Profile(np.zeros((dim, 5), np.float32), np.zeros(5, np.float32), protos, 0.7, 0.5,
+                   model_digest(clf.path), (20, 20, 20, 20, 20), check)
+    prof.save(paths.profile_dir())
+    c = doctor.check_profile(doctor.Context())
+    assert c.status == "ok" and "100 dice enrolled" in c.detail and "97.0% read right" in c.detail, c.detail
+    dataclasses.replace(prof, check=SelfCheck(100, 80, 15, ((20, 0, 0, 0, 0, 0),) * 5)).save(paths.profile_dir())
+    c = doctor.check_profile(doctor.Context())
+    assert c.status == "warn" and "80.0% read right" in c.detail and "another frame" in c.fix
+
+
 def test_doctor_never_crashes_and_reports_failure(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(ctx: doctor.Context) -> doctor.Check:
         raise RuntimeError("boom")

@@ -54,6 +54,9 @@ def face_texture(style: Style, face: str, rng: np.random.Generator, light: tuple
     aff = cv2.getRotationMatrix2D((s / 2, s / 2), rng.uniform(-4, 4), sc)
     aff[:, 2] = aff[:, 2] + rng.uniform(-0.03, 0.03, 2) * s
     mask = np.asarray(cv2.warpAffine(mask, aff, (s, s)), np.float32)
+    if art.finish == "outline":  # only the contour of the motif is inked
+        inner = cv2.erode(mask, np.ones((5, 5), np.uint8), iterations=int(rng.integers(1, 3)))
+        mask = np.clip(mask - inner, 0, 1).astype(np.float32)
     if rng.random() < 0.3:  # worn ink
         wear = cv2.GaussianBlur(rng.random((s, s)).astype(np.float32), (0, 0), 3)
         mask *= np.clip(1.6 - 1.2 * wear / max(float(wear.max()), 1e-6), 0.7, 1.0)
@@ -61,6 +64,12 @@ def face_texture(style: Style, face: str, rng: np.random.Generator, light: tuple
     ink = np.array(style.ink, np.float32) * rng.uniform(0.9, 1.08)
     grain = cv2.GaussianBlur(rng.normal(0, 1, (s, s)).astype(np.float32), (0, 0), 2) * 6
     color = body[None, None, :] + grain[..., None]
+    if style.body.marble:  # veins of a lighter and a darker tone swirling through the body
+        yy0, xx0 = np.mgrid[0:s, 0:s].astype(np.float32) / s
+        warp = cv2.GaussianBlur(rng.normal(0, 1, (s, s)).astype(np.float32), (0, 0), 10) * 40
+        f = rng.uniform(3, 8)
+        veins = np.sin(2 * math.pi * f * (xx0 * rng.uniform(-1, 1) + yy0) + warp)
+        color = color + (veins[..., None] * rng.uniform(10, 35)) * np.array(rng.uniform(0.6, 1.2, 3), np.float32)
     m = mask[..., None]
     color = color * (1 - m) + ink[None, None, :] * m
     lx, ly = light
@@ -69,6 +78,11 @@ def face_texture(style: Style, face: str, rng: np.random.Generator, light: tuple
         lit_wall = np.clip(_shift(mask, -lx * d, -ly * d) - mask, 0, 1)
         dark_wall = np.clip(mask - _shift(mask, lx * d, ly * d), 0, 1)
         color = color * (1 - 0.45 * dark_wall[..., None]) + 70 * lit_wall[..., None]
+    elif art.finish == "raised":  # the ink stands proud: lit on the light's side, a shadow on the other
+        d = s * 0.02
+        lit_edge = np.clip(mask - _shift(mask, lx * d, ly * d), 0, 1)
+        shadow = np.clip(_shift(mask, -lx * d, -ly * d) - mask, 0, 1)
+        color = color * (1 - 0.4 * shadow[..., None]) + 60 * lit_edge[..., None]
     # Bevel: edges facing the light are brighter, the others darker.
     facing = (nx * lx + ny * ly) * bevel
     color = color * (1 + 0.35 * facing[..., None]) - 18 * bevel[..., None]

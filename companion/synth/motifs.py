@@ -185,10 +185,18 @@ def _elder_mask(size: int, kind: str, rng: np.random.Generator) -> Mask:
 
 def motif_mask(face: str, size: int, *, lettering: str, tentacle: str, arrangement: str, elder: str, rng: np.random.Generator) -> Mask:
     """Ink mask of one motif (`I`, `1`, `2`, `3` or `E`) on a size x size face."""
+    from companion.synth import families  # the newer drawing families (families.py)
+
     if face == "I":
+        if lettering.startswith("font:"):
+            return families.font_lettering(size, lettering[5:], rng)
         return _letter_mask(size, lettering, rng)
     if face in ("1", "2", "3"):
-        return _tentacle_mask(size, int(face), tentacle, arrangement, rng)
+        if tentacle in TENTACLES and arrangement in ARRANGEMENTS:
+            return _tentacle_mask(size, int(face), tentacle, arrangement, rng)
+        return families.tentacle_mask(size, int(face), tentacle, arrangement, rng, _tentacle_path)
     if face == "E":
+        if elder in families.NEW_ELDER_SIGNS:
+            return families.elder_mask(size, elder, rng)
         return _elder_mask(size, elder, rng)
     raise ValueError(f"unknown face {face!r}; expected one of I, 1, 2, 3, E")

@@ -19,6 +19,7 @@ class Body:
     name: str
     color: BGR
     translucent: bool = False
+    marble: bool = False
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,7 @@ class Art:
     tentacle: str
     arrangement: str
     elder: str
-    finish: str  # "printed" or "engraved"
+    finish: str  # "printed", "engraved", "raised" or "outline"
 
 
 @dataclass(frozen=True)

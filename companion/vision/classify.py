@@ -2,14 +2,16 @@
 
 One batch per frame: every die's crop goes through the network at once. The
 network's logits are divided by a temperature fitted on validation styles,
-and a die whose calibrated confidence is below the threshold chosen on those
-styles (so that silent errors stay under 0.1 %) is read as `?`. With an
-enrolment profile, the profile's head adds its table's correction, read from
-the network's embedding, to those calibrated logits.
+and a die whose calibrated confidence is below the threshold chosen on
+validation styles and drawing families (so that art the model never saw
+reads `?` rather than a guess) is read as `?`. With an enrolment profile the
+profile reads instead, from the network's embedding of each crop at its four
+right angles (companion.vision.enroll).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,9 +37,28 @@ class ModelError(Exception):
     """The face model is missing, unreadable or not a face model."""
 
 
+ENROL_MODEL_ENV = "COMPANION_ENROL_MODEL"
+
+
 def default_model_path() -> Path:
     """COMPANION_MODEL if set, else models/faces.onnx of this checkout."""
     return shipped_model(MODEL_ENV, "faces.onnx")
+
+
+def default_enrol_model_path() -> Path:
+    """The model whose embedding profiles are fitted on and read with.
+
+    COMPANION_ENROL_MODEL if set; else COMPANION_MODEL if set (one model for
+    everything); else models/faces.enrol.onnx, trained on far more varied art
+    (models/MODEL_CARD.md), whose embedding tells motifs apart on art it never
+    saw where the shipped model's does not.
+    """
+    if os.environ.get(ENROL_MODEL_ENV, "").strip():
+        return shipped_model(ENROL_MODEL_ENV, "faces.enrol.onnx")
+    enrol = shipped_model(ENROL_MODEL_ENV, "faces.enrol.onnx")
+    if os.environ.get(MODEL_ENV, "").strip() or not enrol.is_file():
+        return default_model_path()  # without an enrolment model, profiles use the shipped one
+    return enrol
 
 
 def softmax(logits: F32) -> F32:
@@ -57,8 +78,6 @@ class FaceReading:
 class Calibration:
     temperature: float
     threshold: float
-    profile_temperature: float
-    profile_threshold: float
 
 
 class FaceClassifier:
@@ -73,10 +92,7 @@ class FaceClassifier:
             self._session = cpu_session(self.path, threads)
             meta = self._session.get_modelmeta().custom_metadata_map
             classes = tuple(meta["classes"].split(","))
-            self.calibration = Calibration(
-                float(meta["temperature"]), float(meta["threshold"]),
-                float(meta["profile_temperature"]), float(meta["profile_threshold"]),
-            )
+            self.calibration = Calibration(float(meta["temperature"]), float(meta["threshold"]))
         except KeyError as exc:
             raise ModelError(f"face model {self.path} lacks its calibration ({exc.args[0]}); rebuild it with models/train_faces.py") from None
         except Exception as exc:  # onnxruntime raises its own untyped errors
@@ -95,23 +111,27 @@ class FaceClassifier:
         logits, emb = self._session.run(None, {self._input: crops.astype(np.float32)})
         return np.asarray(logits, np.float32), np.asarray(emb, np.float32)
 
-    def probabilities(self, crops: npt.NDArray[np.uint8]) -> tuple[F32, float]:
-        """Calibrated probabilities (N, 5) and the threshold that applies to them."""
-        logits, emb = self.run(crops)
+    def probabilities(self, crops: npt.NDArray[np.uint8]) -> tuple[F32, float, npt.NDArray[np.bool_]]:
+        """Calibrated probabilities (N, 5), the threshold that applies to them, and dice unlike any motif."""
         if self.profile is not None:
-            return self.profile.probabilities(emb, logits / self.calibration.temperature), self.profile.threshold
-        return softmax(logits / self.calibration.temperature), self.calibration.threshold
+            from companion.vision.enroll import rotation_embeddings
+
+            probs, unlike = self.profile.read(rotation_embeddings(self, crops))
+            return probs, self.profile.threshold, unlike
+        logits, _ = self.run(crops)
+        return softmax(logits / self.calibration.temperature), self.calibration.threshold, np.zeros(len(crops), bool)
 
     def classify(self, crops: npt.NDArray[np.uint8]) -> list[FaceReading]:
         """Read a batch of crops (N, 64, 64, 3) uint8 BGR."""
         if len(crops) == 0:
             return []
-        probs, threshold = self.probabilities(crops)
+        probs, threshold, unlike = self.probabilities(crops)
         best = probs.argmax(axis=1)
         out = []
         for i, k in enumerate(best):
             conf = float(probs[i, k])
-            out.append(FaceReading(FACES[k] if conf >= threshold else UNKNOWN, conf, FACES[k]))
+            sure = conf >= threshold and not unlike[i]
+            out.append(FaceReading(FACES[k] if sure else UNKNOWN, conf, FACES[k]))
         return out
 
     def read(self, image_bgr: npt.NDArray[np.uint8], corners: Sequence[npt.ArrayLike]) -> list[FaceReading]:

@@ -1,15 +1,20 @@
 """Enrolment: adapt the reader to a table's own dice without any training framework.
 
-The shipped network stays as it is; what adapts is a small multinomial
-logistic head fitted with numpy on the network's embeddings of the table's
-dice (each crop also seen at the three other right angles, since a die may
-lie any way round). The head is fitted on top of the shipped model's own
-calibrated logits, as a correction to them: a few dozen enrolled dice refine
-what the network says instead of replacing it (a head fitted alone threw away
-what the network knows about motifs, and read more faces wrong). Its
-temperature and `?` threshold are the ones chosen on validation styles by
-simulating enrolment there (models/calibrate_faces.py), so silent errors stay
-under 0.1 % with a profile too.
+A profile reads faces on its own, from the network's embedding: a
+multinomial logistic head fitted with numpy on the L2-normalised embeddings
+of the table's dice, each seen at its four right angles (a die lies any way
+round), and at reading time each die's probabilities are averaged over those
+four rotations. It does not merely nudge the shipped model's answer: where
+the table's art differs from what the network learnt, the network's own head
+is wrong in a consistent way that a head fitted on this art is not.
+
+A profile also knows what its dice look like: the mean embedding of each
+motif (a prototype). A die read with too little confidence, or further from
+its motif's prototype than any enrolled die was, reads `?`. Both limits come
+from the enrolment itself, by leaving one frame out at a time: the head
+fitted on the other frames reads the left-out frame's dice, and the figures
+of that cross-check (how many dice were read right, which motifs were taken
+for which) are kept in the profile as its estimate of how well it will read.
 """
 
 from __future__ import annotations
@@ -19,25 +24,42 @@ import io
 import json
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from companion.fileperm import private_dir, write_private
-from companion.vision.classify import FACES, FaceClassifier, ModelError, softmax
+from companion.vision.classify import (
+    FACES,
+    FaceClassifier,
+    ModelError,
+    default_enrol_model_path,
+    softmax,
+)
 from companion.vision.crop import cut_faces
 from companion.vision.image_file import ImageFileError, load_image
 
 F32 = npt.NDArray[np.float32]
+I64 = npt.NDArray[np.int64]
 PROFILE_FILE = "profile.npz"
 META_FILE = "profile.json"
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
-# Profiles before this one held a head that replaced the network's: they mean
-# something else and must be enrolled again.
-HEAD_KIND = "correction"
+# Profiles of other kinds ("correction": a head added to the network's logits;
+# none: a head that replaced it) mean something else and must be enrolled again.
+HEAD_KIND = "rotation-head-2"
+# The lowest confidence a profile ever accepts, whatever its cross-check says.
+MIN_THRESHOLD = 0.6
+# Cosine below its folder's typical die at which a die is set aside as not of that folder.
+OUTLIER_GAP = 0.2
+# Share of the cross-check's dice that may be read wrong above the `?` limit.
+SILENT_SHARE = 0.01
+# Cosine allowed below the least typical enrolled die (read right with its
+# frame left out) before a die counts as unlike its motif: reading frames
+# vary a little more than two enrolment frames do.
+DISTANCE_SLACK = 0.05
 
 
 class EnrolmentError(Exception):
@@ -45,30 +67,72 @@ class EnrolmentError(Exception):
 
 
 def _normalise(emb: F32) -> F32:
-    return np.asarray(emb / (np.linalg.norm(emb, axis=1, keepdims=True) + 1e-6), np.float32)
+    return np.asarray(emb / (np.linalg.norm(emb, axis=-1, keepdims=True) + 1e-6), np.float32)
 
 
 def model_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
+def with_rotations(crops: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """Each crop at 0, 90, 180 and 270 degrees: (4N, ...), rotation-major."""
+    return np.ascontiguousarray(np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(4)]))
+
+
+def rotation_embeddings(classifier: FaceClassifier, crops: npt.NDArray[np.uint8]) -> F32:
+    """Normalised embeddings of every crop at its four right angles: (4, N, D)."""
+    _, emb = classifier.run(with_rotations(crops))
+    return _normalise(emb.reshape(4, len(crops), -1))
+
+
+@dataclass(frozen=True)
+class SelfCheck:
+    """What leaving one enrolment frame out at a time said about a profile."""
+
+    dice: int  # dice read in the cross-check
+    right: int  # read right (not `?`)
+    unsure: int  # read `?`
+    confusion: tuple[tuple[int, ...], ...]  # rows: the folder's motif; columns: FACES + ("?",)
+    unchecked: tuple[str, ...] = ()  # motifs with a single frame: no frame of theirs can be left out
+
+    @property
+    def accuracy(self) -> float:
+        return self.right / self.dice if self.dice else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"dice": self.dice, "right": self.right, "unsure": self.unsure,
+                "confusion": [list(r) for r in self.confusion], "unchecked": list(self.unchecked)}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> SelfCheck:
+        return cls(int(d["dice"]), int(d["right"]), int(d["unsure"]),
+                   tuple(tuple(int(v) for v in r) for r in d["confusion"]), tuple(str(u) for u in d["unchecked"]))
+
+
 @dataclass(frozen=True)
 class Profile:
-    """A fitted head on the network's embedding, for one table's dice."""
+    """A head of its own on the network's embedding, for one table's dice."""
 
     weights: F32  # (D, 5)
     bias: F32  # (5,)
-    temperature: float
-    threshold: float
+    prototypes: F32  # (5, D): normalised mean embedding of each motif
+    threshold: float  # lowest confidence read as a motif
+    min_similarity: float  # a die less like its motif's prototype than this reads `?`
     model: str  # digest of the model the embeddings came from
     counts: tuple[int, ...]  # enrolled dice per face
+    check: SelfCheck | None = None
+    warnings: tuple[str, ...] = field(default=())
 
-    def logits(self, embeddings: F32, base_logits: F32) -> F32:
-        """The shipped model's calibrated logits plus this table's correction."""
-        return np.asarray(base_logits + _normalise(embeddings) @ self.weights + self.bias, np.float32)
+    def read(self, rot_emb: F32) -> tuple[F32, npt.NDArray[np.bool_]]:
+        """Probabilities (N, 5) averaged over the four rotations, and which dice are unlike any motif."""
+        z = rot_emb @ self.weights + self.bias  # (4, N, 5)
+        probs = np.asarray(softmax(z.reshape(-1, z.shape[-1])).reshape(z.shape).mean(axis=0), np.float32)
+        return probs, self.similarity(rot_emb, probs.argmax(axis=1)) < self.min_similarity
 
-    def probabilities(self, embeddings: F32, base_logits: F32) -> F32:
-        return softmax(self.logits(embeddings, base_logits) / self.temperature)
+    def similarity(self, rot_emb: F32, motif: npt.NDArray[np.intp] | I64) -> F32:
+        """Cosine of each die's rotation-averaged embedding with a motif's prototype."""
+        mean = _normalise(rot_emb.mean(axis=0))
+        return np.asarray(np.sum(mean * self.prototypes[motif], axis=1), np.float32)
 
     def save(self, folder: str | Path) -> None:
         """Write the profile folder (0700, files 0600); EnrolmentError with one sentence when it cannot."""
@@ -76,9 +140,11 @@ class Profile:
         if out.exists() and not out.is_dir():
             raise EnrolmentError(f"{out} is a file; --out names the folder the profile is written to")
         buf = io.BytesIO()
-        np.savez(buf, weights=self.weights, bias=self.bias)
-        meta = {"classes": list(FACES), "head": HEAD_KIND, "temperature": self.temperature, "threshold": self.threshold,
-                "model": self.model, "counts": dict(zip(FACES, self.counts, strict=True))}
+        np.savez(buf, weights=self.weights, bias=self.bias, prototypes=self.prototypes)
+        meta = {"classes": list(FACES), "head": HEAD_KIND, "threshold": self.threshold,
+                "min_similarity": self.min_similarity, "model": self.model,
+                "counts": dict(zip(FACES, self.counts, strict=True)),
+                "self_check": self.check.to_json() if self.check else None, "warnings": list(self.warnings)}
         try:
             private_dir(out)
             write_private(out / PROFILE_FILE, buf.getvalue())
@@ -92,29 +158,42 @@ class Profile:
         d = Path(folder)
         try:
             meta = json.loads((d / META_FILE).read_text())
+            if meta.get("head") != HEAD_KIND:
+                raise EnrolmentError(f"the profile in {d} was made by an older companion; enrol again")
             with np.load(d / PROFILE_FILE) as npz:
                 weights, bias = np.asarray(npz["weights"], np.float32), np.asarray(npz["bias"], np.float32)
-            prof = cls(weights, bias, float(meta["temperature"]), float(meta["threshold"]), str(meta["model"]),
-                       tuple(int(meta["counts"][f]) for f in FACES))
+                protos = np.asarray(npz["prototypes"], np.float32)
+            check = SelfCheck.from_json(meta["self_check"]) if meta.get("self_check") else None
+            prof = cls(weights, bias, protos, float(meta["threshold"]), float(meta["min_similarity"]),
+                       str(meta["model"]), tuple(int(meta["counts"][f]) for f in FACES), check,
+                       tuple(str(w) for w in meta.get("warnings", [])))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise EnrolmentError(f"cannot read the profile in {d}: {exc}") from None
-        if meta.get("head") != HEAD_KIND:
-            raise EnrolmentError(f"the profile in {d} was made by an older companion; enrol again")
-        if tuple(meta["classes"]) != FACES or weights.shape[1:] != (len(FACES),) or bias.shape != (len(FACES),):
+        k = len(FACES)
+        if (tuple(meta["classes"]) != FACES or weights.ndim != 2 or weights.shape[1] != k or bias.shape != (k,)
+                or protos.shape != (k, weights.shape[0])):
             raise EnrolmentError(f"the profile in {d} is not a face profile")
         if classifier is not None and prof.model != model_digest(classifier.path):
             raise EnrolmentError(f"the profile in {d} was made for another face model; enrol again")
         return prof
 
+    def summary(self) -> str:
+        """One line for `companion doctor`: what the profile learnt and its own estimate."""
+        text = f"{sum(self.counts)} dice enrolled"
+        if self.check and self.check.dice:
+            c = self.check
+            text += (f"; self-check {100 * c.accuracy:.1f}% read right, {c.unsure} `?`, "
+                     f"{c.dice - c.right - c.unsure} wrong of {c.dice} dice with their frame left out")
+        return text
 
-def fit_head(embeddings: F32, labels: npt.NDArray[np.int64], offset: F32 | None = None, *, l2: float = 1e-3,
+
+def fit_head(embeddings: F32, labels: I64, offset: F32 | None = None, *, l2: float = 1e-3,
              bias_l2: float = 0.1, steps: int = 300) -> tuple[F32, F32]:
     """Multinomial logistic regression on normalised embeddings (full-batch Adam).
 
-    ``offset`` (N, 5) is added to the head's logits: the head learns what to
-    change in them, not the faces from scratch. The bias is held near zero:
-    free, it learnt the enrolment's share of each face (all equal), which a
-    real roll does not have, and read more faces wrong on validation styles.
+    ``offset`` (N, 5), if given, is added to the head's logits. The bias is
+    held near zero: free, it learns the enrolment's share of each face (all
+    equal), which a real roll does not have.
     """
     x = _normalise(embeddings).astype(np.float64)
     n, dim = x.shape
@@ -143,36 +222,138 @@ def fit_head(embeddings: F32, labels: npt.NDArray[np.int64], offset: F32 | None 
     return w.astype(np.float32), b.astype(np.float32)
 
 
-def with_rotations(crops: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
-    """Each crop at 0, 90, 180 and 270 degrees."""
-    return np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(4)])
+def _fit(rot_emb: F32, labels: I64) -> tuple[F32, F32, F32]:
+    """Head and prototypes from rotation embeddings (4, N, D) of labelled dice."""
+    d = rot_emb.shape[-1]
+    w, b = fit_head(rot_emb.reshape(-1, d), np.tile(labels, 4))
+    protos = _normalise(np.stack([rot_emb[:, labels == k].reshape(-1, d).mean(axis=0) for k in range(len(FACES))]))
+    return w, b, protos
 
 
-def fit_profile(classifier: FaceClassifier, crops: npt.NDArray[np.uint8], labels: npt.NDArray[np.int64]) -> Profile:
-    """Fit a profile on labelled crops of a table's own dice."""
+@dataclass(frozen=True)
+class _Crossed:
+    """Each enrolled die as read by a profile fitted without its frame."""
+
+    probs: F32  # (N, 5)
+    similarity: F32  # (N,) to the prototype of the motif read
+    checked: npt.NDArray[np.bool_]  # False where the die's motif had no other frame
+    unchecked: tuple[str, ...]
+
+
+def _cross_check(rot_emb: F32, labels: I64, frames: I64) -> _Crossed:
+    n = len(labels)
+    probs = np.zeros((n, len(FACES)), np.float32)
+    sim = np.zeros(n, np.float32)
+    checked = np.zeros(n, bool)
+    unchecked = []
+    for k, face in enumerate(FACES):
+        if len(set(frames[labels == k].tolist())) < 2:
+            unchecked.append(face)
+    for f in np.unique(frames):
+        out = frames == f
+        k = int(labels[out][0])
+        if FACES[k] in unchecked:
+            continue
+        w, b, protos = _fit(rot_emb[:, ~out], labels[~out])
+        part = Profile(w, b, protos, 0.0, -1.0, "", (0,) * len(FACES))
+        p, _ = part.read(rot_emb[:, out])
+        probs[out] = p
+        sim[out] = part.similarity(rot_emb[:, out], p.argmax(axis=1))
+        checked[out] = True
+    return _Crossed(probs, sim, checked, tuple(unchecked))
+
+
+def _warnings(cross: _Crossed, labels: I64, threshold: float, set_aside: tuple[int, ...]) -> list[str]:
+    """Plain-words advice from the cross-check and from the dice set aside."""
+    out = []
+    for face in cross.unchecked:
+        out.append(f"motif {face} has a single frame, so it could not be checked: add a second frame of {face}.")
+    pred = cross.probs.argmax(axis=1)
+    conf = cross.probs.max(axis=1)
+    for a in range(len(FACES)):
+        for b in range(a + 1, len(FACES)):
+            mixed = cross.checked & (((labels == a) & (pred == b)) | ((labels == b) & (pred == a)))
+            sure = int(np.sum(mixed & (conf >= threshold)))
+            if sure or int(mixed.sum()) >= 2:
+                n_mixed = int(mixed.sum())
+                out.append(f"motifs {FACES[a]} and {FACES[b]} look alike on this set: {n_mixed} "
+                           f"{'die was' if n_mixed == 1 else 'dice were'} "
+                           f"taken for the other with their frame left out ({sure} of them without a ?); add a frame "
+                           "of each, in other light or with the dice turned another way.")
+    for k, face in enumerate(FACES):
+        odd = set_aside[k]
+        if odd:
+            what = "die that does" if odd == 1 else "dice that do"
+            out.append(f"the frames of {face} hold {odd} {what} not look like the others there (another "
+                       f"motif, or not dice) and were left out: check that every die in folder {face} shows {face}, "
+                       "and take away anything that is not a die.")
+    return out
+
+
+def _threshold(wrong_conf: F32, checked: int) -> float:
+    """The `?` limit from the cross-check's wrong reads (those the distance limit lets through).
+
+    Leaving a frame out halves what a profile knows of that frame's motif,
+    so the cross-check is harder than reading will be: the limit lets
+    through at most SILENT_SHARE of its dice wrong, and is never below
+    MIN_THRESHOLD.
+    """
+    allowed = int(SILENT_SHARE * checked)
+    worst = np.sort(wrong_conf)[::-1]
+    limit = float(worst[allowed]) + 0.005 if len(worst) > allowed else 0.0
+    return float(min(max(MIN_THRESHOLD, limit), 0.995))
+
+
+def fit_profile(classifier: FaceClassifier, crops: npt.NDArray[np.uint8], labels: I64,
+                frames: I64 | None = None) -> Profile:
+    """Fit a profile on labelled crops of a table's own dice; ``frames`` says which frame each came from."""
     counts = tuple(int(c) for c in np.bincount(labels, minlength=len(FACES)))
     missing = [f for f, c in zip(FACES, counts, strict=True) if c == 0]
     if missing:
         raise EnrolmentError(f"no die found for face(s) {', '.join(missing)}; every face needs at least one die")
-    logits, emb = classifier.run(with_rotations(crops))
-    base = logits / classifier.calibration.temperature
-    labels4 = np.tile(labels, 4)
-    w, b = fit_head(emb, labels4, base)
-    # A die finder may also pick up a stone or a card in an enrolment frame:
-    # such a crop fits its folder's face badly, so it is dropped and the head
-    # refitted, unless that would drop a fifth of a face's dice.
-    n = len(labels)
-    fit = softmax(base[:n] + _normalise(emb[:n]) @ w + b)[np.arange(n), labels]
-    keep = fit >= 0.05
+    frames = np.arange(len(labels)) if frames is None else np.asarray(frames, np.int64)
+    rot = rotation_embeddings(classifier, crops)
+    # A die finder may also pick up a stone, a card or a die of another motif
+    # in an enrolment frame: it fits its folder's motif badly, so it is set
+    # aside, unless that would set aside a fifth of the motif's dice.
+    w, b, protos = _fit(rot, labels)
+    full = Profile(w, b, protos, 0.0, -1.0, "", counts)
+    p, _ = full.read(rot)
+    keep = p[np.arange(len(labels)), labels] >= 0.05
+    # ... or it lies far from the other dice of its folder (a blank card, a stone).
+    sim = full.similarity(rot, labels)
+    for k in range(len(FACES)):
+        mine = labels == k
+        med = float(np.median(sim[mine]))
+        spread = float(np.median(np.abs(sim[mine] - med)))
+        keep &= ~mine | (sim >= med - max(OUTLIER_GAP, 6 * spread))
     for k in range(len(FACES)):
         if (~keep[labels == k]).sum() > 0.2 * counts[k]:
             keep[labels == k] = True
-    if not keep.all():
-        keep4 = np.tile(keep, 4)
-        w, b = fit_head(emb[keep4], labels4[keep4], base[keep4])
-        counts = tuple(int(c) for c in np.bincount(labels[keep], minlength=len(FACES)))
-    cal = classifier.calibration
-    return Profile(w, b, cal.profile_temperature, cal.profile_threshold, model_digest(classifier.path), counts)
+    set_aside = ~keep
+    aside_counts = tuple(int(c) for c in np.bincount(labels[set_aside], minlength=len(FACES)))
+    if set_aside.any():
+        rot, labels, frames = rot[:, keep], labels[keep], frames[keep]
+        counts = tuple(int(c) for c in np.bincount(labels, minlength=len(FACES)))
+        w, b, protos = _fit(rot, labels)
+    cross = _cross_check(rot, labels, frames)
+    conf = cross.probs.max(axis=1)
+    wrong = cross.checked & (cross.probs.argmax(axis=1) != labels)
+    # The distance limit: as far from its prototype as the least typical
+    # enrolled die read right with its frame left out, and a little more.
+    ok = cross.checked & ~wrong
+    min_sim = float(cross.similarity[ok].min()) - DISTANCE_SLACK if ok.any() else -1.0
+    threshold = _threshold(conf[wrong & (cross.similarity >= min_sim)], int(cross.checked.sum()))
+    own = cross.checked
+    pred = cross.probs.argmax(axis=1)
+    shown = (conf >= threshold) & (cross.similarity >= min_sim)
+    confusion = np.zeros((len(FACES), len(FACES) + 1), np.int64)
+    for y, pr, s in zip(labels[own], pred[own], shown[own], strict=True):
+        confusion[y, pr if s else len(FACES)] += 1
+    check = SelfCheck(int(own.sum()), int(np.trace(confusion[:, : len(FACES)])), int(confusion[:, -1].sum()),
+                      tuple(tuple(int(v) for v in r) for r in confusion), cross.unchecked)
+    warnings = _warnings(cross, labels, threshold, aside_counts)
+    return Profile(w, b, protos, threshold, min_sim, model_digest(classifier.path), counts, check, tuple(warnings))
 
 
 class _Found(Protocol):
@@ -190,15 +371,27 @@ def _default_finder() -> Finder:
     return make_finder(DEFAULT_FINDER)
 
 
-def collect(folder: str | Path, finder: Finder | None = None) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], dict[str, int]]:
-    """Crops and labels of every die in DIR/<face>/*.png|jpg; also frames per face."""
+@dataclass
+class Enrolment:
+    """The dice of an enrolment folder: crops, their motif and the frame each came from."""
+
+    crops: npt.NDArray[np.uint8]
+    labels: I64
+    frames: I64
+    frames_per_face: dict[str, int]
+
+
+def collect(folder: str | Path, finder: Finder | None = None) -> Enrolment:
+    """Crops and labels of every die in DIR/<face>/*.png|jpg, and the frame of each."""
     root = Path(folder)
     if not root.is_dir():
         raise EnrolmentError(f"enrolment folder {root} does not exist")
     find = finder or _default_finder()
     crops: list[npt.NDArray[np.uint8]] = []
     labels: list[int] = []
+    frame_ids: list[int] = []
     frames: dict[str, int] = {}
+    frame_no = 0
     for k, face in enumerate(FACES):
         sub = root / face
         files = sorted(p for p in sub.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES) if sub.is_dir() else []
@@ -214,9 +407,11 @@ def collect(folder: str | Path, finder: Finder | None = None) -> tuple[npt.NDArr
             batch = cut_faces(image, [d.corners for d in found])
             crops.extend(batch)
             labels.extend([k] * len(batch))
+            frame_ids.extend([frame_no] * len(batch))
+            frame_no += 1
     if not crops:
         raise EnrolmentError(f"no dice were found in the frames under {root}")
-    return np.stack(crops), np.asarray(labels, np.int64), frames
+    return Enrolment(np.stack(crops), np.asarray(labels, np.int64), np.asarray(frame_ids, np.int64), frames)
 
 
 def check_out(out: Path) -> None:
@@ -235,11 +430,11 @@ def enroll(folder: str | Path, out: str | Path, *, model: str | Path | None = No
     """`companion vision enroll DIR --out PROFILE`: fit and save a profile."""
     check_out(Path(out))  # before minutes of work, not after
     try:
-        classifier = FaceClassifier(model)
+        classifier = FaceClassifier(model if model is not None else default_enrol_model_path())
     except ModelError as exc:
         raise EnrolmentError(str(exc)) from None
-    crops, labels, _ = collect(folder, finder)
-    profile = fit_profile(classifier, crops, labels)
+    found = collect(folder, finder)
+    profile = fit_profile(classifier, found.crops, found.labels, found.frames)
     profile.save(out)
     return profile
 
@@ -249,7 +444,9 @@ def load_reader(profile: str | Path | None = None, model: str | Path | None = No
 
     Raises ModelError or EnrolmentError, each with a one-sentence message.
     """
-    classifier = FaceClassifier(model)
-    if profile is not None:
-        classifier.profile = Profile.load(profile, classifier)
+    if profile is None:
+        return FaceClassifier(model)
+    # A profile reads with the embedding it was fitted on (the enrolment model by default).
+    classifier = FaceClassifier(model if model is not None else default_enrol_model_path())
+    classifier.profile = Profile.load(profile, classifier)
     return classifier

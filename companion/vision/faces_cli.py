@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from companion.vision.classify import FACES
 from companion.vision.read import DEFAULT_FINDER, FINDERS
+
+if TYPE_CHECKING:
+    from companion.vision.enroll import Profile
 
 
 def _cmd_enroll(args: argparse.Namespace) -> int:
@@ -26,7 +30,33 @@ def _cmd_enroll(args: argparse.Namespace) -> int:
         return 1
     counts = ", ".join(f"{f}: {n}" for f, n in zip(FACES, profile.counts, strict=True))
     print(f"enrolled {sum(profile.counts)} dice ({counts}) into {args.out} in {time.perf_counter() - start:.1f} s")
+    for line in self_check_lines(profile):
+        print(line)
     return 0
+
+
+def self_check_lines(profile: Profile) -> list[str]:
+    """The cross-check, per motif, and the warnings, in plain words."""
+    check = profile.check
+    lines = []
+    if check is not None and check.dice:
+        lines.append(f"self-check (each frame read by a profile fitted without it): {check.right} of {check.dice} "
+                     f"dice read right ({100 * check.accuracy:.1f}%), {check.unsure} read ?, "
+                     f"{check.dice - check.right - check.unsure} wrong")
+        for k, face in enumerate(FACES):
+            row = check.confusion[k]
+            n = sum(row)
+            if n == 0:
+                lines.append(f"  {face}: {profile.counts[k]} dice learnt, not checked (a single frame)")
+                continue
+            others = ", ".join(f"{row[j]} as {FACES[j]}" for j in range(len(FACES)) if j != k and row[j])
+            lines.append(f"  {face}: {profile.counts[k]} dice learnt, {row[k]} of {n} told apart"
+                         + (f", {row[-1]} ?" if row[-1] else "") + (f", {others}" if others else ""))
+    lines.append(f"a die reads ? below {profile.threshold:.3f} confidence or when unlike every enrolled motif")
+    lines += [f"warning: {w}" for w in profile.warnings]
+    if not profile.warnings:
+        lines.append("no warning: every motif was told apart from the others")
+    return lines
 
 
 def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -1,0 +1,126 @@
+"""Art nobody taught the face model: leave-families-out figures on our own renderer.
+
+    python benchmarks/bench_families.py [--split held_out|validation] [--sets 24] [--frames-per-set 2] [--json F]
+
+Sets of dice are drawn from drawing families that training never saw
+(companion.synth.families.FAMILY_SPLITS: typefaces of whole type families,
+tentacle drawings, arrangements and Elder Signs). Each set is read on
+1280x960 frames of 20 dice, end to end with the learned finder, by the
+shipped model alone and after enrolling that set as a table would (two
+frames per motif, companion.vision.enrol_sim). Dice half outside the frame
+are left out. Reported overall and per family: read right, silent errors (a
+wrong motif, not `?`) and `?`; an I die counts for its typeface family, a
+tentacle die for its drawing and its arrangement, an E die for its sign.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
+
+from benchmarks.machine import describe  # noqa: E402
+from companion.synth import render_frame  # noqa: E402
+from companion.synth.families import family_styles  # noqa: E402
+from companion.synth.glyphs import letterings  # noqa: E402
+from companion.synth.styles import Style  # noqa: E402
+from companion.vision.classify import UNKNOWN, FaceClassifier  # noqa: E402
+from companion.vision.detect_net import find_dice_net  # noqa: E402
+from companion.vision.enrol_sim import SimulatedEnrolment  # noqa: E402
+from companion.vision.scoring import match_points, outside_frame  # noqa: E402
+
+FIRST_SEED = 80_000
+
+
+def families_of(style: Style, face: str) -> list[str]:
+    art = style.art
+    if face == "I":
+        name = art.lettering[5:] if art.lettering.startswith("font:") else art.lettering
+        return [f"lettering {letterings()[name].family if name in letterings() else name}"]
+    if face == "E":
+        return [f"elder sign {art.elder}"]
+    return [f"tentacle {art.tentacle}", f"arrangement {art.arrangement}"]
+
+
+class Count:
+    def __init__(self) -> None:
+        self.n = self.right = self.silent = self.unsure = 0
+
+    def add(self, truth: str, read: str) -> None:
+        self.n += 1
+        self.right += read == truth
+        self.unsure += read == UNKNOWN
+        self.silent += read not in (truth, UNKNOWN)
+
+    def json(self) -> dict[str, float]:
+        n = max(self.n, 1)
+        return {"dice": self.n, "right": self.right / n, "silent": self.silent / n, "unsure": self.unsure / n}
+
+    def line(self, name: str) -> str:
+        j = self.json()
+        return (f"{name:<32} {self.n:>6} {100 * j['right']:>8.2f}% {100 * j['silent']:>7.2f}% "
+                f"{100 * j['unsure']:>7.2f}%")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--split", default="held_out", choices=("held_out", "validation"))
+    ap.add_argument("--sets", type=int, default=24)
+    ap.add_argument("--frames-per-set", type=int, default=2)
+    ap.add_argument("--model", default=None)
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args()
+    t0 = time.time()
+    clf = FaceClassifier(args.model)
+    enrol = SimulatedEnrolment(clf, find_dice_net)
+    styles = family_styles(args.split, args.sets, FIRST_SEED + (0 if args.split == "held_out" else 1))
+    enrol.add_styles(styles)
+    totals = {"shipped": Count(), "profile": Count()}
+    per: dict[str, dict[str, Count]] = {"shipped": defaultdict(Count), "profile": defaultdict(Count)}
+    frames_all = {"shipped": [0, 0], "profile": [0, 0]}
+    for i, style in enumerate(styles):
+        profile = enrol.profile([style.name])
+        for j in range(args.frames_per_set):
+            f = render_frame(FIRST_SEED + 1000 + i * 10 + j, n_dice=20, styles=[style])
+            h, w = f.image.shape[:2]
+            found = [d for d in find_dice_net(f.image) if d.clean]
+            pairs = [(a, b) for a, b in match_points([d.center for d in found], [d.corners for d in f.dice])
+                     if not outside_frame(f.dice[b].corners, w, h)]
+            crops_corners = [found[a].corners for a, _ in pairs]
+            for key, prof in (("shipped", None), ("profile", profile)):
+                clf.profile = prof
+                reads = clf.read(f.image, crops_corners) if pairs else []
+                ok = True
+                for (_, b), r in zip(pairs, reads, strict=True):
+                    truth = f.dice[b].face
+                    totals[key].add(truth, r.face)
+                    ok &= r.face == truth
+                    for fam in families_of(style, truth):
+                        per[key][fam].add(truth, r.face)
+                frames_all[key][0] += int(ok)
+                frames_all[key][1] += 1
+    clf.profile = None
+    print(f"{args.split} drawing families, {len(styles)} sets, {sum(frames_all['shipped'][1:])} frames; "
+          f"{describe()}; {time.time() - t0:.0f} s")
+    report: dict[str, object] = {"split": args.split, "sets": len(styles)}
+    for key in ("shipped", "profile"):
+        print(f"\n== {'shipped model alone' if key == 'shipped' else 'after enrolment (2 frames per motif)'} ==")
+        print(f"{'':<32} {'dice':>6} {'right':>9} {'silent':>8} {'?':>8}")
+        print(totals[key].line("all dice"))
+        for fam in sorted(per[key]):
+            print(per[key][fam].line(fam))
+        a, n = frames_all[key]
+        print(f"frames with every whole die right: {a}/{n}")
+        report[key] = {"all": totals[key].json(), "frames_all_right": a / max(n, 1),
+                       "families": {k: v.json() for k, v in sorted(per[key].items())}}
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

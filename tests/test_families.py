@@ -1,0 +1,88 @@
+"""The drawing families: every drawing renders, counts are kept, families are split as wholes."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.synth import FACES, render_frame
+from companion.synth.families import (
+    FAMILY_SPLITS,
+    NEW_ARRANGEMENTS,
+    NEW_ELDER_SIGNS,
+    NEW_TENTACLES,
+    family_styles,
+    typefaces,
+)
+from companion.synth.glyphs import letterings
+from companion.synth.motifs import ARRANGEMENTS, TENTACLES, motif_mask
+
+
+def test_letterings_come_from_many_type_families() -> None:
+    lt = letterings()
+    assert len(lt) >= 50 and len({v.family for v in lt.values()}) >= 25
+    for v in lt.values():
+        assert v.mask.shape[0] == 64 and v.mask.shape[1] > 64 and v.mask.max() > 200
+
+
+def test_splits_are_whole_and_disjoint() -> None:
+    fams = {split: {letterings()[t].family for t in typefaces(split)} for split in ("train", "validation", "held_out")}
+    assert not (fams["train"] & fams["validation"]) and not (fams["train"] & fams["held_out"])
+    assert not (fams["validation"] & fams["held_out"])
+    assert fams["held_out"] == set(FAMILY_SPLITS["held_out"]["type"])
+    train = family_styles("train", 300, 0)
+    held = family_styles("held_out", 50, 0)
+    for kind, attr in (("tentacle", "tentacle"), ("arrangement", "arrangement"), ("elder", "elder")):
+        seen = {getattr(s.art, attr) for s in train}
+        for split in ("validation", "held_out"):
+            assert not seen & set(FAMILY_SPLITS[split][kind]), (kind, split)
+        assert {getattr(s.art, attr) for s in held} <= set(FAMILY_SPLITS["held_out"][kind])
+    assert {s.art.lettering[5:] for s in held} <= set(typefaces("held_out"))
+
+
+def _mask(face: str, tentacle: str = "taper", arrangement: str = "row", elder: str = "star_solid",
+          lettering: str = "font:DejaVuSans", seed: int = 0) -> np.ndarray:
+    return motif_mask(face, 128, lettering=lettering, tentacle=tentacle, arrangement=arrangement, elder=elder,
+                      rng=np.random.default_rng(seed))
+
+
+@pytest.mark.parametrize("tentacle", NEW_TENTACLES + TENTACLES)
+@pytest.mark.parametrize("arrangement", NEW_ARRANGEMENTS + ARRANGEMENTS)
+def test_tentacles_keep_their_count_and_stay_on_the_face(tentacle: str, arrangement: str) -> None:
+    ink = []
+    for n in (1, 2, 3):
+        m = _mask(str(n), tentacle, arrangement)
+        assert m[:4].sum() == 0 and m[-4:].sum() == 0 and m[:, :4].sum() == 0 and m[:, -4:].sum() == 0
+        ink.append(float(m.sum()))
+        if tentacle == "taper" and arrangement not in ("radial", "splay", "fan"):
+            # Straight arms side by side never touch: each is one blob. (Curly
+            # drawings may touch a neighbour, in the older art of motifs.py too.)
+            blobs, _ = cv2.connectedComponents((m > 0.5).astype(np.uint8))
+            assert blobs - 1 == n, (tentacle, arrangement, n, blobs - 1)
+    assert min(ink) > 150, ink
+
+
+@pytest.mark.parametrize("elder", NEW_ELDER_SIGNS)
+def test_elder_signs_differ_from_the_other_motifs(elder: str) -> None:
+    e = _mask("E", elder=elder) > 0.5
+    assert e.sum() > 150
+    for face in "I123":
+        other = _mask(face) > 0.5
+        assert (e & other).sum() / (e | other).sum() < 0.6, (elder, face)
+
+
+def test_every_typeface_draws_centred_lettering() -> None:
+    for name in letterings():
+        m = _mask("I", lettering=f"font:{name}")
+        ys, xs = np.nonzero(m > 0.5)
+        assert len(ys) > 100, name
+        assert abs(xs.mean() - 64) < 16 and abs(ys.mean() - 64) < 16, name
+
+
+def test_family_sets_render_with_visible_ink() -> None:
+    styles = family_styles("held_out", 6, 3)
+    assert len({s.name for s in styles}) == 6
+    f = render_frame(4, n_dice=10, styles=styles, size=(640, 480), faces=list(FACES))
+    assert len(f.dice) == 10 and f.image.std() > 5
+    assert family_styles("train", 5, 1) == family_styles("train", 5, 1)
