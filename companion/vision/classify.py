@@ -15,7 +15,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -80,25 +80,35 @@ class Calibration:
     threshold: float
 
 
+def open_classifier(path: Path, what: str, classes: tuple[str, ...], *, env: str, script: str,
+                    threads: int) -> tuple[Any, dict[str, str]]:
+    """An ONNX classifier and its metadata, checked to carry ``classes`` and a calibration
+    (temperature, threshold); ModelError with one sentence otherwise."""
+    if not path.is_file():
+        raise ModelError(f"{what} model not found at {path} (set {env} to its path)")
+    try:
+        session = cpu_session(path, threads)
+        meta = dict(session.get_modelmeta().custom_metadata_map)
+        found = tuple(meta["classes"].split(","))
+        float(meta["temperature"]), float(meta["threshold"])
+    except KeyError as exc:
+        raise ModelError(f"{what} model {path} lacks its calibration ({exc.args[0]}); rebuild it with {script}") from None
+    except Exception as exc:  # onnxruntime raises its own untyped errors
+        raise ModelError(f"{what} model {path} cannot be loaded: {str(exc).splitlines()[0]}") from None
+    if found != classes:
+        raise ModelError(f"{what} model {path} has classes {found}, expected {classes}")
+    return session, meta
+
+
 class FaceClassifier:
     """The face model, loaded once; call `read` or `classify` per frame."""
 
     def __init__(self, path: str | Path | None = None, *, profile: Profile | None = None,
                  threads: int = 2) -> None:
         self.path = Path(path) if path is not None else default_model_path()
-        if not self.path.is_file():
-            raise ModelError(f"face model not found at {self.path} (set {MODEL_ENV} to its path)")
-        try:
-            self._session = cpu_session(self.path, threads)
-            meta = self._session.get_modelmeta().custom_metadata_map
-            classes = tuple(meta["classes"].split(","))
-            self.calibration = Calibration(float(meta["temperature"]), float(meta["threshold"]))
-        except KeyError as exc:
-            raise ModelError(f"face model {self.path} lacks its calibration ({exc.args[0]}); rebuild it with models/train_faces.py") from None
-        except Exception as exc:  # onnxruntime raises its own untyped errors
-            raise ModelError(f"face model {self.path} cannot be loaded: {str(exc).splitlines()[0]}") from None
-        if classes != FACES:
-            raise ModelError(f"face model {self.path} has classes {classes}, expected {FACES}")
+        self._session, meta = open_classifier(self.path, "face", FACES, env=MODEL_ENV,
+                                              script="models/train_faces.py", threads=threads)
+        self.calibration = Calibration(float(meta["temperature"]), float(meta["threshold"]))
         self._input = self._session.get_inputs()[0].name
         self.profile = profile
 

@@ -18,9 +18,8 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.paths import shipped_model
-from companion.vision.classify import FaceReading, ModelError, softmax
+from companion.vision.classify import FaceReading, open_classifier, softmax
 from companion.vision.crop import CROP_SIZE, cut_face
-from companion.vision.onnx_session import cpu_session
 
 PIP_FACES = ("1", "2", "3", "4", "5", "6")
 UNKNOWN = "?"
@@ -58,20 +57,10 @@ class PipClassifier:
 
     def __init__(self, path: str | Path | None = None, *, threads: int = 2) -> None:
         self.path = Path(path) if path is not None else default_pip_model_path()
-        if not self.path.is_file():
-            raise ModelError(f"pip model not found at {self.path} (set {MODEL_ENV} to its path)")
-        try:
-            self._session = cpu_session(self.path, threads)
-            meta = self._session.get_modelmeta().custom_metadata_map
-            classes = tuple(meta["classes"].split(","))
-            self.temperature = float(meta["temperature"])
-            self.threshold = float(meta["threshold"])
-        except KeyError as exc:
-            raise ModelError(f"pip model {self.path} lacks its calibration ({exc.args[0]}); rebuild it with models/train_pips.py") from None
-        except Exception as exc:  # onnxruntime raises its own untyped errors
-            raise ModelError(f"pip model {self.path} cannot be loaded: {str(exc).splitlines()[0]}") from None
-        if classes != PIP_FACES:
-            raise ModelError(f"pip model {self.path} has classes {classes}, expected {PIP_FACES}")
+        self._session, meta = open_classifier(self.path, "pip", PIP_FACES, env=MODEL_ENV,
+                                              script="models/train_pips.py", threads=threads)
+        self.temperature = float(meta["temperature"])
+        self.threshold = float(meta["threshold"])
         self._input = self._session.get_inputs()[0].name
 
     def logits(self, crops: npt.NDArray[np.uint8]) -> F32:
