@@ -209,18 +209,29 @@ class Secretary:
         before, cult, _ = self._before_last_turn()
         return before.game.legal_actions(tuple(roll), cult)
 
+    def before_last_turn(self) -> Game:
+        """The state in which the last accepted turn was judged (what a correction is judged in)."""
+        return self._before_last_turn()[0].game
+
+    def last_turn(self) -> Turn | None:
+        """The last accepted turn, if the last entry was one."""
+        inputs = self._need().inputs
+        last = inputs[-1] if inputs else None
+        return last.event if last is not None and last.kind is Kind.TURN and isinstance(last.event, Turn) else None
+
     def _before_last_turn(self) -> tuple[Folder, str, int]:
         """The game just before the last accepted turn, its cult and its event."""
         f = self._need()
         last = f.inputs[-1] if f.inputs else None
-        if last is None or last.kind is not Kind.TURN or not isinstance(last.event, Turn):
+        turn = self.last_turn()
+        if last is None or turn is None:
             raise SecretaryError("there is no accepted turn to correct")
         if f.pending_forfeit is not None:
             raise SecretaryError(f"{f.pending_forfeit.cult} must first give up a die after its illegal call")
         before = Folder(f.options)
         for inp in f.inputs[:-1]:
             before.apply(inp.seq, inp.kind, inp.event)
-        return before, last.event.cult, last.seq
+        return before, turn.cult, last.seq
 
     # ------------------------------------------------------------ reading
     @property

@@ -55,7 +55,7 @@ def played_to_the_end(app: SecretaryApp, seed: int = 4) -> None:
             app.session.submit_start_roll(ev.cult, ev.faces)
         elif isinstance(ev, Turn):
             out = app.session.submit_turn(ev.cult, ev.roll, ev.action)
-            assert out.legal
+            assert out.accepted
 
 
 async def rolloff(pilot: Pilot[None]) -> None:

@@ -27,17 +27,24 @@ OK = Verdict()
 
 
 class RuleError(Exception):
-    """An action or record line that breaks a rule; carries its id."""
+    """An action or record line that breaks a rule: the engine raises its ``verdict``,
+    the one type that travels on from the engine to the screen."""
 
     def __init__(self, rule: str, message: str, legal: tuple[Action, ...] = ()) -> None:
         super().__init__(f"{rule}: {message}")
-        self.rule = rule
-        self.message = message
-        self.legal = legal
+        self.verdict = Verdict(rule, message, legal)
 
     @property
-    def verdict(self) -> Verdict:
-        return Verdict(self.rule, self.message, self.legal)
+    def rule(self) -> str:
+        return self.verdict.rule or ""
+
+    @property
+    def message(self) -> str:
+        return self.verdict.message
+
+    @property
+    def legal(self) -> tuple[Action, ...]:
+        return self.verdict.legal
 
 
 #: One line a rule id, for help screens and error listings.

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..rules import TABLE_K, Action, CallAction, Game, GiveUp, PhaseResult, RuleError, Word, Working
+from ..rules import TABLE_K, Action, CallAction, Game, GiveUp, PhaseResult, Verdict, Word, Working
 from ..rules.calls import call_text, shape_of
 from ..rules.faces import TENTACLES, E, I, faces_text
 
@@ -34,9 +34,9 @@ def legal_calls_text(legal: Iterable[Action]) -> str:
     return "; ".join(parts) if parts else "none"
 
 
-def rule_sentence(err: RuleError) -> str:
+def rule_sentence(verdict: Verdict) -> str:
     """The rule's one sentence without the engine's appended list of calls."""
-    msg = err.message
+    msg = verdict.message
     cut = msg.find("; legal:")
     return msg[:cut] if cut >= 0 else msg
 

@@ -1,44 +1,16 @@
 """The TUI's view of a game: the durable Secretary behind one small class.
 
-The screens talk only to ``TableSession``. It turns the Secretary's results
-into what the screens show (``TurnOutcome``) and keeps the secretary's
-settled disputes, which the event store has no kind for yet, as comment
-lines of the history.
+The screens talk only to ``TableSession``. It hands on the Secretary's
+``TurnResult`` (whose ``Verdict`` is the engine's own) and keeps the
+secretary's settled disputes, which the event store has no kind for yet,
+as comment lines of the history.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..record.notation import Turn
-from ..rules import Action, Game, Options, PhaseResult, RuleError
+from ..rules import Action, Game, Options, Verdict
 from ..secretary import Evidence, Secretary, SecretaryError, TurnResult
-from ..store.base import Kind
-from ..store.fold import Folder
-
-
-@dataclass(frozen=True, slots=True)
-class TurnOutcome:
-    """What became of one submitted turn."""
-
-    cult: str
-    roll: tuple[str, ...]
-    action: Action
-    error: RuleError | None = None
-    scored: PhaseResult | None = None  # the phase this turn ended, if it did
-    must_forfeit: bool = False  # V2 forfeit option: the cult now gives up a die
-
-    @property
-    def legal(self) -> bool:
-        return self.error is None
-
-
-def _outcome(cult: str, roll: tuple[str, ...], action: Action, res: TurnResult) -> TurnOutcome:
-    err = None
-    if not res.accepted:
-        v = res.verdict
-        err = RuleError(v.rule or "V2", v.message, v.legal)
-    return TurnOutcome(cult, roll, action, err, res.phase_result, res.must_forfeit)
 
 
 class TableSession:
@@ -47,7 +19,6 @@ class TableSession:
     def __init__(self, secretary: Secretary) -> None:
         self.sec = secretary
         self.notes: list[tuple[int, str]] = []  # (record lines before the note, the note)
-        self.last: TurnOutcome | None = None
 
     @classmethod
     def new(cls, secretary: Secretary, options: Options, tags: dict[str, str] | None = None) -> TableSession:
@@ -79,49 +50,33 @@ class TableSession:
 
     # ---------------------------------------------------------------- turns
     def submit_turn(self, cult: str, roll: tuple[str, ...], action: Action,
-                    seen: tuple[str, ...] | None = None) -> TurnOutcome:
-        res = self.sec.submit_turn(cult, roll, action, _evidence(seen, roll))
-        self.last = _outcome(cult, roll, action, res)
-        return self.last
+                    seen: tuple[str, ...] | None = None) -> TurnResult:
+        return self.sec.submit_turn(cult, roll, action, _evidence(seen, roll))
 
     @property
     def pending_forfeit(self) -> str | None:
         return self.sec.pending_forfeit
 
-    def submit_forfeit(self, cult: str, roll: tuple[str, ...], face: str) -> TurnOutcome:
-        from ..rules import GiveUp
-
-        self.last = _outcome(cult, roll, GiveUp(face), self.sec.submit_forfeit(face))
-        return self.last
+    def submit_forfeit(self, face: str) -> TurnResult:
+        return self.sec.submit_forfeit(face)
 
     def last_turn(self) -> Turn | None:
-        inputs = self.sec.inputs
-        if inputs and inputs[-1].kind in (Kind.TURN, Kind.CORRECT) and isinstance(inputs[-1].event, Turn):
-            return inputs[-1].event
-        return None
+        return self.sec.last_turn()
 
     def before_last_turn(self) -> Game:
         """The state in which the last accepted turn was judged (for a correction)."""
-        inputs = self.sec.inputs
-        if self.last_turn() is None:
-            raise SecretaryError("there is no accepted turn to correct")
-        before = Folder(self.options)
-        for inp in inputs[:-1]:
-            before.apply(inp.seq, inp.kind, inp.event)
-        return before.game
+        return self.sec.before_last_turn()
 
-    def correct_last_turn(self, roll: tuple[str, ...], action: Action) -> TurnOutcome:
+    def correct_last_turn(self, roll: tuple[str, ...], action: Action) -> TurnResult:
         """A correction event replaces the last turn; the old one stays in the store
         and its text is the correction's reason, so the record shows both."""
         old = self.last_turn()
-        cult = old.cult if old else ""
         reason = f"was {''.join(old.roll)} -> {old.action}" if old else ""
         try:
             res = self.sec.correct_last_turn(roll, action, reason)
         except SecretaryError as exc:
-            return TurnOutcome(cult, roll, action, RuleError("T1", str(exc)))
-        self.last = _outcome(cult, roll, action, res)
-        return self.last
+            return TurnResult(False, Verdict("T1", str(exc)))
+        return res
 
     def add_note(self, text: str) -> None:
         """A comment for the record, placed after the lines written so far (the turn it is about)."""

@@ -22,7 +22,7 @@ from textual.widgets import Footer, Static
 from ...dicestats import per_cult
 from ...rules import Action, Call, CallAction, Game, GiveUp, Word
 from ...rules.calls import call_text
-from ...secretary import SecretaryError
+from ...secretary import SecretaryError, TurnResult
 from ...store.base import StoreError
 from ..camera import CameraError, Seen
 from ..describe import (
@@ -35,7 +35,6 @@ from ..describe import (
 )
 from ..entry import RollEntry, matching, plain_action, words_text
 from ..messages import CallHeard, CameraFailed, RollSeen, TableSeen
-from ..session import TurnOutcome
 from ..tablemap import DiePicked, MapView, TableMap, layout_dice, roll_places
 from ..widgets import Board, center_line
 from .info import EndScreen, HistoryScreen
@@ -68,7 +67,7 @@ class PhaseScreen(Screen[None]):
         self.correcting = False
         self.verdict = Text("")
         self.status = ""
-        self._pending: TurnOutcome | None = None
+        self._pending: TurnResult | None = None  # a legal turn waiting for the layout check
         self.seen: tuple[str, ...] | None = None  # the camera's reading of this roll, kept as evidence
         self.talking = False  # push-to-talk held open with the v key
         self.look: Seen | None = None  # the camera's last look at the table, for the map
@@ -395,13 +394,13 @@ class PhaseScreen(Screen[None]):
     def forfeit(self, face: str) -> None:
         """V2 forfeit option: the cult gives up a die of its roll after an illegal call."""
         try:
-            outcome = self.sapp.session.submit_forfeit(self.cult, self.entry.roll, face)
+            outcome = self.sapp.session.submit_forfeit(face)
         except StoreError as exc:
             self.not_stored(exc)
             return
         self.sapp.save_record()
-        if outcome.error is not None:
-            self.status = f"{outcome.error.rule}: {rule_sentence(outcome.error)}; key a face of the roll"
+        if not outcome.accepted:
+            self.status = f"{outcome.rule}: {rule_sentence(outcome.verdict)}; key a face of the roll"
             self.refresh_view()
             return
         self.verdict = Text.assemble(f"{self.cult}: ", ("FORFEIT", "bold yellow"), f" gives up {face} to the center (V2)")
@@ -473,8 +472,8 @@ class PhaseScreen(Screen[None]):
             return
         self.sapp.save_record()
         self.words, self.giving = [], False
-        if outcome.error is not None:
-            err = outcome.error
+        if not outcome.accepted:
+            err = outcome.verdict
             self.verdict = Text.assemble(
                 f"{self.cult}: ", ("ILLEGAL", "bold red"), " ", (f"{err.rule}", "bold"), f" · {action_text(action)}\n",
                 f"{rule_sentence(err)}.\n",
@@ -521,7 +520,7 @@ class PhaseScreen(Screen[None]):
 
     def on_table_seen(self, msg: TableSeen) -> None:
         outcome = self._pending
-        if outcome is None or msg.cult != outcome.cult:
+        if outcome is None or msg.cult != self.cult:
             return
         seen = tuple(sorted(msg.seen.layouts.get(msg.cult, ()), key="I123E?".index))
         want = tuple(sorted(msg.expected, key="I123E?".index))
@@ -563,13 +562,13 @@ class PhaseScreen(Screen[None]):
         self.after_turn(outcome)
 
     # ------------------------------------------------------------ after
-    def after_turn(self, outcome: TurnOutcome) -> None:
+    def after_turn(self, outcome: TurnResult) -> None:
         self.stage = "done"  # until the next turn begins (the demo's pace, or at once)
         self.refresh_view()
-        if outcome.scored is None:
+        if outcome.phase_result is None:
             self.sapp.schedule(self.next_turn)
             return
-        screen = ScoringScreen(outcome.scored, self.game.totals, game_over=self.game.finished)
+        screen = ScoringScreen(outcome.phase_result, self.game.totals, game_over=self.game.finished)
         self.app.push_screen(screen, lambda _: self.next_turn())
         if self.sapp.demo is not None:
             self.sapp.schedule(partial(self._dismiss_scoring, screen), factor=4.0)
