@@ -6,6 +6,7 @@ import argparse
 import json
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -23,10 +24,21 @@ from companion.vision.calibration import (
 )
 from companion.vision.mat import SLOTS_FOR_CULTS, mat_geometry, write_pdf
 from companion.vision.read_cli import add_commands
-from companion.vision.zones import OFF_MAT, check_layout, faces_by_zone, place_dice, zone_at
+from companion.vision.seen import CENTER, OFF_MAT, TableZone, check_layout
+from companion.vision.zones import faces_by_zone, place_dice, zone_at
 
 REPO = Path(__file__).resolve().parents[1]
 
+
+
+@dataclass(frozen=True)
+class Read:
+    """One die as a reader reports it (vision.seen.ReadDie)."""
+
+    x: float
+    y: float
+    face: str
+    confidence: float
 
 def _tilted_view(angle: float = 12.0) -> tuple[np.ndarray, Calibration]:
     """The mat seen by a slightly rotated, perspective camera, and the true mapping."""
@@ -130,16 +142,18 @@ def test_place_dice_and_check_layout() -> None:
     x1, y1 = np.max(seat1.polygon, axis=0)
     in1 = cal.to_image([[x0 + 20, (y0 + y1) / 2], [x0 + 50, (y0 + y1) / 2], [x0 + 80, y0 + 20]])
     center = cal.to_image([[210, 148.5]])[0]
-    dice = [(float(p[0]), float(p[1]), f, 0.99) for p, f in zip(in1, ["I", "2", "?"], strict=True)]
-    dice += [(float(center[0]), float(center[1]), "E", 0.9), (3.0, 3.0, "1", 0.9)]
+    dice = [Read(float(p[0]), float(p[1]), f, 0.99) for p, f in zip(in1, ["I", "2", "?"], strict=True)]
+    dice += [Read(float(center[0]), float(center[1]), "E", 0.9), Read(3.0, 3.0, "1", 0.9)]
     placed = place_dice(cal, dice)
-    assert [p.kind for p in placed] == ["layout", "layout", "layout", "center", "off"]
-    assert placed[-1].zone == OFF_MAT
+    assert [p.zone for p in placed] == [TableZone.layout(1)] * 3 + [CENTER, OFF_MAT]
+    assert (placed[0].px, placed[0].py) == (dice[0].x, dice[0].y)
+    assert abs(placed[0].x - (x0 + 20)) < 0.5 and abs(placed[0].y - (y0 + y1) / 2) < 0.5  # on the mat, mm
     assert faces_by_zone(placed)["cult 1"] == ["2", "?", "I"]
-    check = check_layout(placed, 1, ["I", "2"])
+    in_seat1 = [d.face for d in placed if d.zone == TableZone.layout(1)]
+    check = check_layout(in_seat1, ["I", "2"])
     assert check.missing == [] and check.unexpected == [] and check.unreadable == 1
     assert not check.matches
-    wrong = check_layout(placed, 1, ["I", "3"])
+    wrong = check_layout(in_seat1, ["I", "3"])
     assert wrong.missing == ["3"] and wrong.unexpected == ["2"]
 
 

@@ -8,6 +8,8 @@ from companion.rules import Game, Options
 from companion.tui.camera import SimulatedCamera, fill_unread
 from companion.tui.entry import RollEntry
 
+from .test_calibration import Read
+
 pytest.importorskip("cv2")
 
 
@@ -18,9 +20,9 @@ def test_rendered_table_is_sorted_into_roll_and_layouts() -> None:
     g.layouts["Cleo"] = ["I"]
     holder: list[SimulatedCamera] = []
 
-    def truth_reader(image: object) -> list[tuple[float, float, str, float]]:
+    def truth_reader(image: object) -> list[Read]:
         table = holder[0].table(3)
-        return [(x, y, face, 1.0) for _zone, x, y, face in table.last_truth]
+        return [Read(x, y, face, 1.0) for _zone, x, y, face in table.last_truth]
 
     cam = SimulatedCamera(lambda: g, 7, reader=truth_reader)
     holder.append(cam)
@@ -49,8 +51,8 @@ def test_direct_camera_marks_unread_dice_and_secretary_fills_them() -> None:
 
 
 def test_the_demo_uses_the_vision_pipeline_only_when_it_reads_right() -> None:
-    from companion.tui.vision_reader import reads_a_test_table
     from companion.vision.sources import SimulatedTable
+    from companion.vision.table import reads_a_test_table
 
     drawn: list[SimulatedTable] = []
     real_read = SimulatedTable.read
@@ -59,11 +61,11 @@ def test_the_demo_uses_the_vision_pipeline_only_when_it_reads_right() -> None:
         drawn.append(self)
         return real_read(self)
 
-    def truthful(image: object) -> list[tuple[float, float, str, float]]:
-        return [(x, y, f, 1.0) for _z, x, y, f in drawn[-1].last_truth]
+    def truthful(image: object) -> list[Read]:
+        return [Read(x, y, f, 1.0) for _z, x, y, f in drawn[-1].last_truth]
 
-    def blind(image: object) -> list[tuple[float, float, str, float]]:
-        return [(x, y, "?", 0.2) for _z, x, y, _f in drawn[-1].last_truth]
+    def blind(image: object) -> list[Read]:
+        return [Read(x, y, "?", 0.2) for _z, x, y, _f in drawn[-1].last_truth]
 
     mp = pytest.MonkeyPatch()
     mp.setattr(SimulatedTable, "read", spy)

@@ -21,13 +21,13 @@ def _args(*argv: str) -> argparse.Namespace:
 
 def test_play_without_a_camera_offers_manual_mode(monkeypatch: pytest.MonkeyPatch,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    from companion.tui import live
-    from companion.tui.camera import CameraError
+    from companion.vision import table
+    from companion.vision.seen import CameraError
 
-    def no_camera(calibration: str | None, profile: str | None) -> live.LiveCamera:
+    def no_camera(calibration: str | None, profile: str | None) -> table.TableWatcher:
         raise CameraError("webcam 0 does not answer")
 
-    monkeypatch.setattr(live, "open_live_camera", no_camera)
+    monkeypatch.setattr(table, "open_table_watcher", no_camera)
     assert run_play(_args()) == 2
     err = capsys.readouterr().err
     assert "webcam 0 does not answer" in err and "companion play --manual" in err

@@ -9,7 +9,7 @@ import pytest
 
 from companion.store.base import Kind
 from companion.tui.app import SecretaryApp
-from companion.tui.camera import MapDie, Seen, SimulatedCamera
+from companion.tui.camera import SimulatedCamera
 from companion.tui.evidence import NoEvidence, annotate
 from companion.tui.screens.info import EndScreen
 from companion.tui.screens.modals import ChoiceScreen, ScoringScreen
@@ -17,13 +17,14 @@ from companion.tui.screens.phase import PhaseScreen
 from companion.tui.screens.setup import SetupScreen
 from companion.tui.tablemap import (
     STYLE_PICKED,
-    STYLE_UNREAD,
+    STYLE_UNKNOWN,
     MapView,
     TableMap,
     map_text,
     mat_zones,
 )
 from companion.vision.mat import mat_geometry
+from companion.vision.seen import ROLLING_AREA, Seen, SeenDie, TableZone
 
 from .test_tui_support import key_faces, manual_app, played_to_the_end, rolloff, secretary, sync
 
@@ -55,8 +56,8 @@ def test_zones_are_the_printed_mats() -> None:
 
 def test_map_draws_a_known_read_in_place() -> None:
     # A3 mat drawn 84 × 30 cells (5 mm a column, 10 mm a row): die (x, y) mm lands in cell (y//10, x//5).
-    layout = (MapDie(120.0, 270.0, "I", 0.99, "layout", 1), MapDie(140.0, 270.0, "2", 0.98, "layout", 1),
-              MapDie(380.0, 150.0, "?", 0.30, "layout", 3))
+    layout = (SeenDie(120.0, 270.0, "I", 0.99, TableZone.layout(1)), SeenDie(140.0, 270.0, "2", 0.98, TableZone.layout(1)),
+              SeenDie(380.0, 150.0, "?", 0.30, TableZone.layout(3)))
     view = MapView(cults=CULTS, roll=("3", "?", "E"), roll_at=((100.0, 100.0), (300.0, 100.0), (200.0, 200.0)),
                    layout_dice=layout, center=4, to_move="Anna", picked=2)
     text, cells = map_text(view, 84, 30)
@@ -65,7 +66,7 @@ def test_map_draws_a_known_read_in_place() -> None:
     assert rows[10][20] == "3" and rows[10][60] == "?" and rows[20][40] == "E"  # the roll, where it lies
     assert rows[27][24] == "I" and rows[27][28] == "2" and rows[15][76] == "?"  # Anna's and Cleo's layouts
     assert cells == {0: (10, 20), 1: (10, 60), 2: (20, 40)}
-    assert _style_at(text, 10, 60) == STYLE_UNREAD and _style_at(text, 15, 76) == STYLE_UNREAD
+    assert _style_at(text, 10, 60) == STYLE_UNKNOWN and _style_at(text, 15, 76) == STYLE_UNKNOWN
     assert _style_at(text, 20, 40) == STYLE_PICKED
     joined = "\n".join(rows)
     for label in ("[Anna]", "[Ben]", "[center 4]"):
@@ -87,8 +88,8 @@ def test_map_without_camera_lays_out_the_rules_view_and_never_hides_a_die() -> N
 
 def test_annotated_evidence_marks_each_die() -> None:
     frame = np.full((480, 640, 3), 128, np.uint8)
-    seen = Seen(("I", "?"), dice=(MapDie(0, 0, "I", 0.9, "rolling", None, 200, 200),
-                                  MapDie(0, 0, "?", 0.2, "rolling", None, 400, 300)), frame=frame)
+    seen = Seen(("I", "?"), dice=(SeenDie(0, 0, "I", 0.9, ROLLING_AREA, 200, 200),
+                                  SeenDie(0, 0, "?", 0.2, ROLLING_AREA, 400, 300)), frame=frame)
     img = annotate(seen, "game 1: dispute")
     assert img.shape == frame.shape and not np.shares_memory(img, frame)
     box_i = img[185:216, 185:216].reshape(-1, 3)
@@ -261,7 +262,7 @@ def test_map_uses_only_the_consoles_sixteen_colours() -> None:
 
     from companion.tui import tablemap
 
-    for name in ("STYLE_CENTER", "STYLE_LAYOUT", "STYLE_TO_MOVE", "STYLE_DIE", "STYLE_UNREAD", "STYLE_PICKED"):
+    for name in ("STYLE_CENTER", "STYLE_LAYOUT", "STYLE_TO_MOVE", "STYLE_DIE", "STYLE_UNKNOWN", "STYLE_PICKED"):
         style = Style.parse(getattr(tablemap, name))
         for colour in (style.color, style.bgcolor):
             assert colour is None or (colour.number is not None and colour.number < 16), name

@@ -14,10 +14,11 @@ from textual.pilot import Pilot
 
 from companion.rules import Options
 from companion.tui.app import SecretaryApp
-from companion.tui.camera import MapDie, Seen, SimulatedCamera
+from companion.tui.camera import SimulatedCamera
 from companion.tui.players import DemoPlayers
 from companion.tui.screens.modals import DisputeScreen
 from companion.tui.screens.phase import PhaseScreen
+from companion.vision.seen import ROLLING_AREA, Seen, SeenDie, TableZone
 
 from .test_tui_support import key_faces, manual_app, played_to_the_end, rolloff, secretary
 
@@ -146,11 +147,11 @@ class KnownCamera:
     name = "known table"
 
     def __init__(self) -> None:
-        layout = (MapDie(110, 265, "I", 0.99, "layout", 1), MapDie(135, 268, "3", 0.97, "layout", 1),
-                  MapDie(380, 130, "E", 0.95, "layout", 3))
-        roll = (MapDie(95, 95, "I", 0.99, "rolling"), MapDie(160, 120, "2", 0.97, "rolling"),
-                MapDie(300, 90, "?", 0.31, "rolling"), MapDie(250, 200, "E", 0.96, "rolling"),
-                MapDie(110, 190, "1", 0.98, "rolling"), MapDie(320, 180, "3", 0.99, "rolling"))
+        layout = (SeenDie(110, 265, "I", 0.99, TableZone.layout(1)), SeenDie(135, 268, "3", 0.97, TableZone.layout(1)),
+                  SeenDie(380, 130, "E", 0.95, TableZone.layout(3)))
+        roll = (SeenDie(95, 95, "I", 0.99, ROLLING_AREA), SeenDie(160, 120, "2", 0.97, ROLLING_AREA),
+                SeenDie(300, 90, "?", 0.31, ROLLING_AREA), SeenDie(250, 200, "E", 0.96, ROLLING_AREA),
+                SeenDie(110, 190, "1", 0.98, ROLLING_AREA), SeenDie(320, 180, "3", 0.99, ROLLING_AREA))
         self.seen = Seen(tuple(d.face for d in roll), {}, None, self.name, roll + layout)
         self.rolls = 0
 

@@ -15,7 +15,7 @@ from textual.timer import Timer
 
 from ..rules import Options
 from ..secretary import Secretary
-from .camera import Seen, TableCamera
+from ..vision.seen import Seen, TableCamera
 from .players import DemoPlayers
 from .screens.info import HelpScreen, HistoryScreen
 from .screens.phase import PhaseScreen

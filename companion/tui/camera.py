@@ -1,9 +1,8 @@
-"""What the TUI asks of a camera, and the simulated table behind the demo.
+"""The simulated table behind the demo, as a ``TableCamera``.
 
-A ``TableCamera`` blocks until the table is settled and returns what it
-read; the app calls it only from a worker thread, so a slow read never
-freezes the screen. Faces it cannot read come back as ``?`` (doubt is
-shown, never hidden) and the secretary keys them in.
+Without a reader the rolled faces are reported directly; with one, the
+table is drawn by the synth renderer and read by the same table watcher a
+real camera uses (companion.vision.table), so the demo shows the real path.
 """
 
 from __future__ import annotations
@@ -11,102 +10,15 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
 from ..record.simulate import roll_dice
 from ..rules import Game
+from ..vision.seen import ROLLING_AREA, UNKNOWN, CameraError, FrameReader, Seen, TableZone
 
 if TYPE_CHECKING:
     from ..vision.sources import SimulatedTable
-
-UNREAD = "?"
-#: Reads one BGR image into (x, y, face, confidence) per die; the vision pipeline.
-ImageReader = Callable[[object], list[tuple[float, float, str, float]]]
-
-
-@dataclass(frozen=True)
-class MapDie:
-    """A read die where it lies on the mat (millimetres), for the table map.
-
-    ``kind`` is the zone's kind ("rolling", "center", "layout" or "off"),
-    ``seat`` the layout's seat (1..n) for layout dice.
-    """
-
-    x: float
-    y: float
-    face: str
-    confidence: float
-    kind: str
-    seat: int | None = None
-    px: float = 0.0  # where it is in the frame, for the annotated evidence
-    py: float = 0.0
-
-
-@dataclass(frozen=True)
-class Seen:
-    """One settled look at the table.
-
-    ``roll`` holds the faces in the rolling area, ``layouts`` the faces in
-    each cult's layout zone. ``truth`` is known only on the simulated table.
-    ``dice`` places every read die on the mat (the roll's dice first, in the
-    order of ``roll``); ``frame`` is the image read (BGR), kept for evidence;
-    ``paper`` the mat's size. Cameras without positions leave them empty.
-    """
-
-    roll: tuple[str, ...]
-    layouts: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    truth: tuple[str, ...] | None = None
-    source: str = ""
-    dice: tuple[MapDie, ...] = ()
-    frame: object | None = None
-    paper: str = "A3"
-
-
-def seen_from_placed(placed: Sequence[object], cal: object, cults: Sequence[str], source: str,
-                     frame: object, truth: tuple[str, ...] | None = None,
-                     roll_kinds: tuple[str, ...] = ("rolling", "center")) -> Seen:
-    """A Seen from the zones' PlacedDie list: the roll, the layouts and every die on the mat."""
-    from ..vision.calibration import Calibration
-    from ..vision.zones import PlacedDie
-
-    assert isinstance(cal, Calibration)
-    dice = [d for d in placed if isinstance(d, PlacedDie)]
-    rolled = [d for d in dice if d.kind in roll_kinds]
-    rest = [d for d in dice if d.kind not in roll_kinds]
-    where: list[Any] = list(cal.to_mat([[d.x, d.y] for d in rolled + rest])) if dice else []
-    on_mat = tuple(MapDie(float(m[0]), float(m[1]), d.face, d.confidence, d.kind, d.cult, d.x, d.y)
-                   for d, m in zip(rolled + rest, where, strict=True))
-    roll = tuple(d.face for d in rolled)
-    layouts = {c: tuple(d.face for d in dice if d.kind == "layout" and d.cult == seat)
-               for seat, c in enumerate(cults, start=1)}
-    return Seen(roll, layouts, truth, source, on_mat, frame, cal.paper)
-
-
-class CameraError(Exception):
-    """The camera could not be opened or stopped delivering frames."""
-
-
-class TableCamera(Protocol):
-    name: str
-
-    def read_roll(self, cult: str, n: int) -> Seen:
-        """Wait for ``cult``'s roll of ``n`` dice to settle, then read it."""
-        ...
-
-    def read_table(self, lying: Mapping[str, tuple[str, ...]] | None = None) -> Seen:
-        """Read the table as it lies now (for the layout check after a call).
-
-        ``lying`` is what the rules expect in the named layouts; a real
-        camera ignores it, the simulated table lays those dice out.
-        """
-        ...
-
-    def set_cults(self, cults: tuple[str, ...]) -> None:
-        """The cults in seating order: layout zone n belongs to the n-th."""
-        ...
-
-    def close(self) -> None: ...
+    from ..vision.table import TableWatcher
 
 
 class SimulatedCamera:
@@ -123,7 +35,7 @@ class SimulatedCamera:
         game: Callable[[], Game],
         seed: int = 1,
         *,
-        reader: ImageReader | None = None,
+        reader: FrameReader | None = None,
         unreadable_rate: float = 0.0,
         delay: float = 0.0,
     ) -> None:
@@ -138,15 +50,16 @@ class SimulatedCamera:
         self._rolling: tuple[str, ...] = ()
         self._lying: dict[str, tuple[str, ...]] = {}
         self._table: SimulatedTable | None = None
+        self._watcher: TableWatcher | None = None
         self._stop = threading.Event()
         self._lock = threading.Lock()
 
-    # The table's contents in the vision engineers' zone names.
+    # The table's contents by the names the mat prints on its zones.
     def _contents(self) -> dict[str, Sequence[str]]:
         g = self.game()
-        out: dict[str, Sequence[str]] = {"rolling area": self._rolling}
+        out: dict[str, Sequence[str]] = {ROLLING_AREA.name: self._rolling}
         for seat, cult in enumerate(g.cults, start=1):
-            out[f"cult {seat}"] = self._layout(g, cult)
+            out[TableZone.layout(seat).name] = self._layout(g, cult)
         return out
 
     def _layout(self, g: Game, cult: str) -> tuple[str, ...]:
@@ -171,7 +84,7 @@ class SimulatedCamera:
                 raise CameraError("the camera was stopped")
             seen = self._look()
             roll = tuple(
-                UNREAD if self.rng.random() < self.unreadable_rate else f for f in seen.roll
+                UNKNOWN if self.rng.random() < self.unreadable_rate else f for f in seen.roll
             )
             return Seen(roll, seen.layouts, truth, self.name)
 
@@ -190,7 +103,22 @@ class SimulatedCamera:
         if self.reader is None:
             layouts = {c: self._layout(g, c) for c in g.cults}
             return Seen(self._rolling, layouts, self._rolling, self.name)
-        return _read_rendered(self, g)
+        watcher = self.watcher(g.cults)
+        return watcher.look(watcher.source.read(), self._rolling)
+
+    def watcher(self, cults: tuple[str, ...]) -> TableWatcher:
+        """The table watcher on the rendered table, made once (drawing the mat is slow)."""
+        if self._watcher is None:
+            from ..vision.seen import ZoneKind
+            from ..vision.table import TableWatcher
+
+            assert self.reader is not None
+            table = self.table(len(cults))
+            # The simulated table draws no dice in the center: a rolled die resting there is rolled.
+            self._watcher = TableWatcher(table, table.calibration, self.reader, self.name,
+                                         roll_kinds=(ZoneKind.ROLLING, ZoneKind.CENTER))
+            self._watcher.set_cults(cults)
+        return self._watcher
 
     def set_cults(self, cults: tuple[str, ...]) -> None:
         """Seats follow the game itself here."""
@@ -201,22 +129,7 @@ class SimulatedCamera:
             self._table.close()
 
 
-def _read_rendered(cam: SimulatedCamera, g: Game) -> Seen:
-    """Render the table with the synth renderer and read it with the vision pipeline.
-
-    The simulated table draws no dice in the center, so a rolled die that
-    came to rest on the center's square still belongs to the roll.
-    """
-    from ..vision.zones import place_dice
-
-    assert cam.reader is not None
-    table = cam.table(len(g.cults))
-    frame = table.read()
-    placed = place_dice(table.calibration, cam.reader(frame))
-    return seen_from_placed(placed, table.calibration, g.cults, cam.name, frame, cam._rolling)
-
-
 def fill_unread(seen: tuple[str, ...], keyed: Sequence[str]) -> tuple[str, ...]:
     """Replace the ``?`` faces, in order, by the faces the secretary keyed."""
     it = iter(keyed)
-    return tuple(next(it, UNREAD) if f == UNREAD else f for f in seen)
+    return tuple(next(it, UNKNOWN) if f == UNKNOWN else f for f in seen)

@@ -30,15 +30,15 @@ def run_play(args: argparse.Namespace) -> int:
     from ..paths import db_path
     from ..secretary import Secretary
     from ..store.base import StoreError
+    from ..vision.seen import TableCamera
+    from ..vision.table import open_table_watcher
     from .app import SecretaryApp, _ansi_console
-    from .camera import TableCamera
-    from .live import open_live_camera
 
     camera: TableCamera | None = None
     status = "none: manual mode, the secretary keys every roll"
     if not args.manual:
         try:
-            camera = open_live_camera(args.calibration, args.profile)
+            camera = open_table_watcher(args.calibration, args.profile)
         except Exception as exc:  # noqa: BLE001 - any camera fault ends here with a message
             print(f"companion play: the camera cannot be used: {exc}\n"
                   "Run `companion play --manual` to keep the game by keying the rolls in.", file=sys.stderr)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from ..rules import Action, CallAction, Game, Word
 from ..rules.calls import Call, shape_of
 from ..rules.faces import TENTACLES, E, I
-from .camera import UNREAD
+from ..vision.seen import UNKNOWN
 from .describe import FACE_KEYS
 
 
@@ -26,8 +26,8 @@ class RollEntry:
         face = FACE_KEYS.get(key)
         if face is None:
             return False
-        if UNREAD in self.faces:
-            self.faces[self.faces.index(UNREAD)] = face
+        if UNKNOWN in self.faces:
+            self.faces[self.faces.index(UNKNOWN)] = face
         elif len(self.faces) < self.size:
             self.faces.append(face)
         else:
@@ -40,7 +40,7 @@ class RollEntry:
 
     @property
     def complete(self) -> bool:
-        return len(self.faces) == self.size and UNREAD not in self.faces
+        return len(self.faces) == self.size and UNKNOWN not in self.faces
 
     @property
     def roll(self) -> tuple[str, ...]:

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from .camera import UNREAD, Seen
+from ..vision.seen import UNKNOWN, Seen
 
 GREEN = (60, 200, 60)
 RED = (40, 40, 230)
@@ -38,7 +38,7 @@ def annotate(seen: Seen, header: str = "") -> npt.NDArray[np.uint8]:
     scale = max(0.6, half / 18)
     thick = max(2, round(half / 8))
     for n, d in enumerate(seen.dice, start=1):
-        colour = RED if d.face == UNREAD else GREEN
+        colour = RED if d.face == UNKNOWN else GREEN
         x, y = round(d.px), round(d.py)
         cv2.rectangle(img, (x - half, y - half), (x + half, y + half), colour, thick)
         label = f"{d.face} {n}"

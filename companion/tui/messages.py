@@ -6,7 +6,7 @@ from typing import Any
 
 from textual.message import Message
 
-from .camera import Seen
+from ..vision.seen import Seen
 
 
 class RollSeen(Message):

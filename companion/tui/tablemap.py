@@ -22,7 +22,7 @@ from textual.events import Click
 from textual.message import Message
 from textual.widget import Widget
 
-from .camera import UNREAD, MapDie
+from ..vision.seen import UNKNOWN, SeenDie, ZoneKind
 
 Rect = tuple[float, float, float, float]
 
@@ -31,7 +31,7 @@ STYLE_CENTER = "black on cyan"
 STYLE_LAYOUT = "white on blue"
 STYLE_TO_MOVE = "black on yellow"
 STYLE_DIE = "bold black on white"  # a die is a light square with its motif
-STYLE_UNREAD = "bold white on red"
+STYLE_UNKNOWN = "bold white on red"
 STYLE_PICKED = "bold black on bright_yellow"
 #: A terminal cell is about twice as tall as it is wide: the map keeps the mat's proportions.
 CELL_ASPECT = 2.0
@@ -40,7 +40,7 @@ STRETCH = 2.0
 
 @dataclass(frozen=True)
 class MatZone:
-    kind: str  # "layout", "center" or "rolling"
+    kind: ZoneKind
     rect: Rect
     seat: int | None = None
 
@@ -53,7 +53,7 @@ def mat_zones(paper: str, cults: int) -> list[MatZone]:
     for z in mat_geometry(paper).zones(cults):
         xs = [p[0] for p in z.polygon]
         ys = [p[1] for p in z.polygon]
-        out.append(MatZone(z.kind, (min(xs), min(ys), max(xs), max(ys)), z.cult))
+        out.append(MatZone(ZoneKind(z.kind), (min(xs), min(ys), max(xs), max(ys)), z.cult))
     return out
 
 
@@ -78,7 +78,7 @@ class MapView:
     roll: tuple[str, ...] = ()
     roll_at: tuple[tuple[float, float], ...] = ()
     layouts: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    layout_dice: tuple[MapDie, ...] | None = None
+    layout_dice: tuple[SeenDie, ...] | None = None
     center: int = 0
     to_move: str | None = None
     picked: int | None = None
@@ -170,14 +170,15 @@ def map_text(view: MapView, width: int, height: int) -> tuple[Text, dict[int, tu
     left, top = (width - cols) // 2, (height - rows) // 2
     grid = _Grid(cols, rows, (w_mm, h_mm))
     labels: list[tuple[int, int, int, str, str]] = []
-    for kind in ("rolling", "center", "layout"):  # later zones win where they overlap, as on the mat
-        for z in (z for z in zones if z.kind == kind):
+    # later zones win where they overlap, as on the mat
+    for kind in (ZoneKind.ROLLING, ZoneKind.CENTER, ZoneKind.LAYOUT):
+        for z in (z for z in zones if z.kind is kind):
             cult = view.cults[z.seat - 1] if z.seat else ""
-            style = {"rolling": STYLE_ROLLING, "center": STYLE_CENTER}.get(
+            style = {ZoneKind.ROLLING: STYLE_ROLLING, ZoneKind.CENTER: STYLE_CENTER}.get(
                 kind, STYLE_TO_MOVE if cult and cult == view.to_move else STYLE_LAYOUT)
             r0, c0, r1, c1 = grid.fill(z.rect, style)
-            if kind != "rolling":  # the rolling area is all the mat that is not coloured
-                label = f"[center {view.center}]" if kind == "center" else f"[{cult}]"
+            if kind is not ZoneKind.ROLLING:  # the rolling area is all the mat that is not coloured
+                label = f"[center {view.center}]" if kind is ZoneKind.CENTER else f"[{cult}]"
                 labels.append((r0, c0, c1 + 1, label, style))
     for r, c, c1, label, style in labels:
         grid.write(r, c, label, style, limit=c1)
@@ -191,16 +192,16 @@ def map_text(view: MapView, width: int, height: int) -> tuple[Text, dict[int, tu
         grid.write(r, c, face, style)
         return r, c
 
-    by_seat = {z.seat: z.rect for z in zones if z.kind == "layout"}
+    by_seat = {z.seat: z.rect for z in zones if z.kind is ZoneKind.LAYOUT}
     if view.layout_dice is not None:
         for d in view.layout_dice:
-            draw(d.x, d.y, d.face, STYLE_UNREAD if d.face == UNREAD else STYLE_DIE)
+            draw(d.x, d.y, d.face, STYLE_UNKNOWN if d.face == UNKNOWN else STYLE_DIE)
     else:
         for seat, cult in enumerate(view.cults, start=1):
             faces = view.layouts.get(cult, ())
             for (x, y), face in zip(_spread(by_seat[seat], len(faces)), faces, strict=True):
                 draw(x, y, face, STYLE_DIE)
-    rolling = next(z.rect for z in zones if z.kind == "rolling")
+    rolling = next(z.rect for z in zones if z.kind is ZoneKind.ROLLING)
     places = list(view.roll_at)
     if len(places) != len(view.roll):  # no camera places: a row across the rolling area
         x0, y0, x1, y1 = rolling
@@ -208,7 +209,7 @@ def map_text(view: MapView, width: int, height: int) -> tuple[Text, dict[int, tu
         places = _spread(band, len(view.roll))
     cells: dict[int, tuple[int, int]] = {}
     for i, ((x, y), face) in enumerate(zip(places, view.roll, strict=True)):
-        style = STYLE_PICKED if i == view.picked else STYLE_UNREAD if face == UNREAD else STYLE_DIE
+        style = STYLE_PICKED if i == view.picked else STYLE_UNKNOWN if face == UNKNOWN else STYLE_DIE
         cells[i] = draw(x, y, face, style)
     return grid.text(left, top), {i: (r + top, c + left) for i, (r, c) in cells.items()}
 
@@ -254,10 +255,6 @@ class TableMap(Widget):
             self.post_message(DiePicked(index))
 
 
-def roll_places(dice: Sequence[MapDie], size: int) -> tuple[tuple[float, float], ...]:
+def roll_places(dice: Sequence[SeenDie], size: int) -> tuple[tuple[float, float], ...]:
     """The places of the roll's ``size`` dice (a Seen lists the roll's dice first)."""
     return tuple((d.x, d.y) for d in dice[:size])
-
-
-def layout_dice(dice: Sequence[MapDie]) -> tuple[MapDie, ...]:
-    return tuple(d for d in dice if d.kind == "layout")

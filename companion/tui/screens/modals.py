@@ -13,7 +13,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...rules import Action, CallAction, PhaseResult
-from ..camera import Seen
+from ...vision.seen import Seen
 from ..describe import FACE_KEYS, action_text, result_rows, tentacles_in
 
 

@@ -24,7 +24,7 @@ from ...rules import Action, Call, CallAction, Game, GiveUp, Word
 from ...rules.calls import call_text
 from ...secretary import SecretaryError, TurnResult
 from ...store.base import StoreError
-from ..camera import CameraError, Seen
+from ...vision.seen import CameraError, Seen
 from ..describe import (
     FACE_KEYS,
     WORD_KEYS,
@@ -35,7 +35,7 @@ from ..describe import (
 )
 from ..entry import RollEntry, matching, plain_action, words_text
 from ..messages import CallHeard, CameraFailed, RollSeen, TableSeen
-from ..tablemap import DiePicked, MapView, TableMap, layout_dice, roll_places
+from ..tablemap import DiePicked, MapView, TableMap, roll_places
 from ..widgets import Board, center_line
 from .info import EndScreen, HistoryScreen
 from .modals import ChoiceScreen, DisputeScreen, ScoringScreen, difference_text, largest_first
@@ -160,7 +160,7 @@ class PhaseScreen(Screen[None]):
             roll=faces,
             roll_at=at if len(at) == len(faces) else (),
             layouts={c: tuple(g.layouts[c]) for c in g.cults},
-            layout_dice=layout_dice(look.dice) if look and look.dice else None,
+            layout_dice=look.layout_dice() if look and look.dice else None,
             center=g.center,
             to_move=self.cult or g.to_move,
             picked=self.picked if self.stage == "roll" else None,
@@ -524,7 +524,7 @@ class PhaseScreen(Screen[None]):
             return
         seen = tuple(sorted(msg.seen.layouts.get(msg.cult, ()), key="I123E?".index))
         want = tuple(sorted(msg.expected, key="I123E?".index))
-        if seen == want:
+        if msg.seen.layout_check(msg.cult, msg.expected).matches:
             self.look = msg.seen
             self._pending = None
             self.status = f"{msg.cult}'s layout on the table matches the call"

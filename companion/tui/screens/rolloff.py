@@ -16,7 +16,7 @@ from textual.widgets import Footer, Static
 from ...rules import RuleError
 from ...rules.game import count_score
 from ...store.base import StoreError
-from ..camera import CameraError
+from ...vision.seen import CameraError
 from ..entry import RollEntry
 from ..messages import CameraFailed, RollSeen
 
