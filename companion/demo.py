@@ -1,6 +1,6 @@
 """The headless demo: a seeded game on the simulated table, kept by the secretary.
 
-The simulated table is the seeded simulator of ``companion.record.simulate``;
+The seeded game (``SeededGame``) is the simulator of ``companion.record.simulate``;
 resuming replays it from the seed and checks it against the stored prefix, so
 a resumed game goes on exactly as the uninterrupted one would have. The
 source of entries is pluggable (``Table``): the screens may route the dice
@@ -62,7 +62,9 @@ def strategy_names(seed: int, cults: tuple[str, ...]) -> dict[str, str]:
 
 
 @dataclass
-class SimulatedTable:
+class SeededGame:
+    """The entries of the seeded simulated game, in order (the screens' table is tui.camera)."""
+
     options: Options
     seed: int
     strategies: dict[str, str]
@@ -175,7 +177,7 @@ def run_headless(args: argparse.Namespace) -> int:
             options = Options.make([f"Cult{i + 1}" for i in range(args.cults or DEFAULT_CULTS)])
             strategies = strategy_names(seed, options.cults)
             sec.start_game(options, demo_tags(seed), {"demo": {"seed": seed, "strategies": strategies}})
-        table = SimulatedTable(sec.options, seed, strategies)
+        table = SeededGame(sec.options, seed, strategies)
         play(sec, table, after_event=_crash_hook(getattr(args, "crash_after", None)))
         sys.stdout.write(sec.record_text())
         return 0

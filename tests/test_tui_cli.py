@@ -6,7 +6,7 @@ import argparse
 
 import pytest
 
-from companion.tui.app import SecretaryApp
+from companion.tui.app import CompanionApp
 from companion.tui.cli import add_commands, run_play
 from companion.tui.screens.phase import PhaseScreen
 
@@ -43,7 +43,7 @@ def test_play_arguments() -> None:
 
 @sync
 async def test_sixteen_colour_console_plays_a_turn() -> None:
-    app: SecretaryApp = manual_app(ansi=True)
+    app: CompanionApp = manual_app(ansi=True)
     async with app.run_test(size=(80, 24)) as pilot:
         await rolloff(pilot)
         await key_faces(pilot, "I22EEE")
@@ -57,10 +57,10 @@ def test_resume_with_nothing_to_resume_says_so_on_the_screen(tmp_path: object, m
                                                                capsys: pytest.CaptureFixture[str]) -> None:
     seen: list[str] = []
 
-    def run(self: SecretaryApp) -> None:  # instead of the screens: what would they show?
+    def run(self: CompanionApp) -> None:  # instead of the screens: what would they show?
         seen.append(self.notice)
 
-    monkeypatch.setattr(SecretaryApp, "run", run)
+    monkeypatch.setattr(CompanionApp, "run", run)
     db = f"{tmp_path}/games.db"
     assert run_play(_args("--manual", "--resume", "--db", db)) == 0
     assert seen and "holds no unfinished game, so this is a new one" in seen[0] and db in seen[0]
@@ -69,6 +69,6 @@ def test_resume_with_nothing_to_resume_says_so_on_the_screen(tmp_path: object, m
 
 def test_play_tags_the_table_and_the_dice(tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
     tags: list[dict[str, str]] = []
-    monkeypatch.setattr(SecretaryApp, "run", lambda self: tags.append(self.tags))
+    monkeypatch.setattr(CompanionApp, "run", lambda self: tags.append(self.tags))
     assert run_play(_args("--manual", "--db", f"{tmp_path}/g.db", "--table", "7", "--dice", "red")) == 0
     assert tags == [{"Table": "7", "Dice": "red"}]

@@ -7,7 +7,7 @@ import re
 from textual.binding import Binding
 
 from companion.rules import CallAction, Game, GiveUp, Options, PhaseResult, Working, parse_call
-from companion.tui.app import SecretaryApp
+from companion.tui.app import CompanionApp
 from companion.tui.describe import (
     consequences,
     end_sentence,
@@ -27,7 +27,7 @@ SHOWN = {"question_mark": "?", "plus": "+", "escape": "esc"}
 
 def test_every_binding_is_on_the_help_screen() -> None:
     listed = {tok for _, keys, _ in KEYS for tok in re.split(r"[\s/,]+", keys) if tok}
-    for owner in (SecretaryApp, PhaseScreen, RollOffScreen, SetupScreen, ScoringScreen, DisputeScreen, EndScreen):
+    for owner in (CompanionApp, PhaseScreen, RollOffScreen, SetupScreen, ScoringScreen, DisputeScreen, EndScreen):
         for b in owner.BINDINGS:
             assert isinstance(b, Binding)
             assert SHOWN.get(b.key, b.key) in listed, f"{owner.__name__}: {b.key} is not on the help screen"

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from companion.store.base import Kind
-from companion.tui.app import SecretaryApp
+from companion.tui.app import CompanionApp
 from companion.tui.camera import SimulatedCamera
 from companion.tui.evidence import NoEvidence, annotate
 from companion.tui.screens.info import EndScreen
@@ -128,7 +128,7 @@ async def test_roll_is_edited_before_the_call() -> None:
 
 @sync
 async def test_a_misread_die_is_corrected_on_the_map_and_the_read_is_kept() -> None:
-    holder: list[SecretaryApp] = []
+    holder: list[CompanionApp] = []
     cam = SimulatedCamera(lambda: holder[0].session.game, seed=5)
     app = manual_app(camera=cam, camera_status=cam.name)
     holder.append(app)
@@ -202,7 +202,7 @@ async def test_placed_dice_are_typed_and_the_list_is_largest_first() -> None:
 
 @sync
 async def test_stale_lines_are_gone() -> None:
-    app = SecretaryApp(secretary(), notice="--resume: games.db holds no unfinished game, so this is a new one")
+    app = CompanionApp(secretary(), notice="--resume: games.db holds no unfinished game, so this is a new one")
     async with app.run_test(size=(80, 24)) as pilot:
         setup = app.screen
         assert isinstance(setup, SetupScreen)

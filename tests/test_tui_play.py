@@ -5,7 +5,7 @@ from __future__ import annotations
 from companion.record.replay import replay_text
 from companion.rules import Options
 from companion.secretary import Secretary
-from companion.tui.app import SecretaryApp
+from companion.tui.app import CompanionApp
 from companion.tui.camera import SimulatedCamera
 from companion.tui.players import DemoPlayers
 from companion.tui.screens.info import EndScreen, HistoryScreen
@@ -115,7 +115,7 @@ async def test_correction_is_a_new_event_in_the_history() -> None:
 
 @sync
 async def test_setup_screen_starts_a_game_and_reports_bad_settings() -> None:
-    app = SecretaryApp(secretary())
+    app = CompanionApp(secretary())
     async with app.run_test(size=(80, 24)) as pilot:
         assert isinstance(app.screen, SetupScreen)
         await pilot.press(*"Anna", "enter")
@@ -129,7 +129,7 @@ async def test_setup_screen_starts_a_game_and_reports_bad_settings() -> None:
 
 @sync
 async def test_simulated_camera_unread_dice_are_keyed_by_the_secretary() -> None:
-    holder: list[SecretaryApp] = []
+    holder: list[CompanionApp] = []
     cam = SimulatedCamera(lambda: holder[0].session.game, seed=3, unreadable_rate=1.0)
     app = manual_app(camera=cam, camera_status=cam.name)
     holder.append(app)
@@ -150,7 +150,7 @@ async def test_simulated_camera_unread_dice_are_keyed_by_the_secretary() -> None
 
 @sync
 async def test_camera_dispute_is_shown_and_recorded() -> None:
-    holder: list[SecretaryApp] = []
+    holder: list[CompanionApp] = []
     cam = SimulatedCamera(lambda: holder[0].session.game, seed=5)
     app = manual_app(camera=cam, camera_status=cam.name)
     holder.append(app)
@@ -183,9 +183,9 @@ async def test_camera_dispute_is_shown_and_recorded() -> None:
 @sync
 async def test_demo_plays_a_whole_game_with_the_simulated_camera() -> None:
     cults = ("Anna", "Ben", "Cleo")
-    holder: list[SecretaryApp] = []
+    holder: list[CompanionApp] = []
     cam = SimulatedCamera(lambda: holder[0].session.game, seed=2, unreadable_rate=0.05)
-    app = SecretaryApp(secretary(), camera=cam, demo=DemoPlayers(cults, 2, mistake_rate=0.1),
+    app = CompanionApp(secretary(), camera=cam, demo=DemoPlayers(cults, 2, mistake_rate=0.1),
                        options=Options.make(cults, target=30), pace=0.0)
     holder.append(app)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -205,7 +205,7 @@ async def test_demo_plays_a_whole_game_with_the_simulated_camera() -> None:
 
 @sync
 async def test_forfeit_house_rule_makes_the_cult_give_up_a_die() -> None:
-    app = SecretaryApp(secretary(), options=Options.make(["Anna", "Ben"], illegal_call="forfeit"))
+    app = CompanionApp(secretary(), options=Options.make(["Anna", "Ben"], illegal_call="forfeit"))
     async with app.run_test(size=(80, 24)) as pilot:
         await rolloff(pilot)
         await key_faces(pilot, "I23EEE")
@@ -250,7 +250,7 @@ async def test_a_game_resumes_where_it_stopped() -> None:
     info = sec.unfinished_game()
     assert info is not None
     sec.resume(info.id)
-    again = SecretaryApp(sec, resumed=True)
+    again = CompanionApp(sec, resumed=True)
     async with again.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         g = again.session.game
@@ -263,7 +263,7 @@ def test_quitting_while_the_camera_waits_does_not_hang() -> None:
     import asyncio
     import time
 
-    holder: list[SecretaryApp] = []
+    holder: list[CompanionApp] = []
     cam = SimulatedCamera(lambda: holder[0].session.game, seed=1, delay=30.0)  # nobody rolls
     app = manual_app(camera=cam, camera_status=cam.name)
     holder.append(app)

@@ -13,7 +13,7 @@ import pytest
 from textual.pilot import Pilot
 
 from companion.rules import Options
-from companion.tui.app import SecretaryApp
+from companion.tui.app import CompanionApp
 from companion.tui.camera import SimulatedCamera
 from companion.tui.players import DemoPlayers
 from companion.tui.screens.modals import DisputeScreen
@@ -96,7 +96,7 @@ async def help_keys(pilot: Pilot[None]) -> None:
 
 async def end(pilot: Pilot[None]) -> None:
     app = pilot.app
-    assert isinstance(app, SecretaryApp)
+    assert isinstance(app, CompanionApp)
     played_to_the_end(app)
     app.begin_phases()
     await pilot.pause()
@@ -119,10 +119,10 @@ async def setup_still(pilot: Pilot[None]) -> None:
     await pilot.pause()
 
 
-def demo_app() -> SecretaryApp:
-    holder: list[SecretaryApp] = []
+def demo_app() -> CompanionApp:
+    holder: list[CompanionApp] = []
     cam = SimulatedCamera(lambda: holder[0].session.game, seed=2)
-    app = SecretaryApp(secretary(), camera=cam, camera_status=cam.name, demo=DemoPlayers(CULTS, 2),
+    app = CompanionApp(secretary(), camera=cam, camera_status=cam.name, demo=DemoPlayers(CULTS, 2),
                        options=Options.make(list(CULTS), target=60), pace=60.0)
     app.paused = True  # the test steps it: no timer decides what is on screen
     holder.append(app)
@@ -131,7 +131,7 @@ def demo_app() -> SecretaryApp:
 
 async def demo_steps(pilot: Pilot[None]) -> None:
     app = pilot.app
-    assert isinstance(app, SecretaryApp)
+    assert isinstance(app, CompanionApp)
     for _ in range(24):
         for _ in range(200):  # the camera worker's reading arrives as a message
             await pilot.pause(0.01)
@@ -171,9 +171,9 @@ class KnownCamera:
         pass
 
 
-def map_app() -> SecretaryApp:
+def map_app() -> CompanionApp:
     cam = KnownCamera()
-    return SecretaryApp(secretary(), camera=cam, camera_status=cam.name, options=Options.make(list(CULTS)))
+    return CompanionApp(secretary(), camera=cam, camera_status=cam.name, options=Options.make(list(CULTS)))
 
 
 async def map_read(pilot: Pilot[None]) -> None:
@@ -184,9 +184,9 @@ async def map_read(pilot: Pilot[None]) -> None:
     await pilot.press("right")  # pick the first die on the map
 
 
-SCREENS: dict[str, tuple[Callable[[], SecretaryApp], Before]] = {
+SCREENS: dict[str, tuple[Callable[[], CompanionApp], Before]] = {
     "map_read": (map_app, map_read),
-    "setup": (lambda: SecretaryApp(secretary(), cults="Anna Ben Cleo"), setup_still),
+    "setup": (lambda: CompanionApp(secretary(), cults="Anna Ben Cleo"), setup_still),
     "rolloff": (lambda: manual_app(CULTS), rolloff_tie),
     "phase": (lambda: manual_app(CULTS), phase),
     "phase_six_cults": (lambda: manual_app(("Anna", "Ben", "Cleo", "Dora", "Emil", "Fay")), phase_six),

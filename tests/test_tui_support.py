@@ -15,7 +15,7 @@ from companion.record.notation import StartRoll, Turn
 from companion.record.simulate import STRATEGIES, play_game
 from companion.rules import Options
 from companion.secretary import Secretary
-from companion.tui.app import SecretaryApp
+from companion.tui.app import CompanionApp
 
 KEY = {"I": "i", "E": "e", "1": "1", "2": "2", "3": "3"}
 
@@ -42,11 +42,11 @@ def secretary() -> Secretary:
     return Secretary.open(Path(tempfile.mkdtemp(prefix="companion-tui-")) / "games.db")
 
 
-def manual_app(cults: tuple[str, ...] = ("Anna", "Ben"), target: int | None = None, **kw: Any) -> SecretaryApp:
-    return SecretaryApp(secretary(), options=Options.make(list(cults), target=target), **kw)
+def manual_app(cults: tuple[str, ...] = ("Anna", "Ben"), target: int | None = None, **kw: Any) -> CompanionApp:
+    return CompanionApp(secretary(), options=Options.make(list(cults), target=target), **kw)
 
 
-def played_to_the_end(app: SecretaryApp, seed: int = 4) -> None:
+def played_to_the_end(app: CompanionApp, seed: int = 4) -> None:
     """Feed a seeded simulated game through the app's session, up to its end."""
     opts = app.session.options
     sim = play_game(opts, seed, {c: STRATEGIES["greedy"] for c in opts.cults})

@@ -33,14 +33,14 @@ class VoiceListener(Protocol):
     def stop(self) -> None: ...
 
 
-class SecretaryApp(App[None]):
+class CompanionApp(App[None]):
     """One game at the table: setup, roll-off, phases, end.
 
     ``camera`` None means manual mode. ``demo`` makes the simulated cults
     call by themselves; ``pace`` is the demo's seconds between steps.
     """
 
-    CSS_PATH = "secretary.tcss"
+    CSS_PATH = "app.tcss"
     TITLE = "companion"
     ENABLE_COMMAND_PALETTE = False  # every action has its key; the help screen lists them
     BINDINGS = [
@@ -254,10 +254,10 @@ def run_demo(args: argparse.Namespace) -> int:
         except StoreError as exc:
             print(f"companion demo: {exc}", file=sys.stderr)
             return 2
-        holder: list[SecretaryApp] = []
+        holder: list[CompanionApp] = []
         camera = SimulatedCamera(lambda: holder[0].session.game, seed, reader=reader,
                                  unreadable_rate=0.0 if reader else 0.04)
-        app = SecretaryApp(
+        app = CompanionApp(
             secretary,
             camera=camera,
             camera_status=camera.name,

@@ -32,7 +32,7 @@ def run_play(args: argparse.Namespace) -> int:
     from ..store.base import StoreError
     from ..vision.seen import TableCamera
     from ..vision.table import open_table_watcher
-    from .app import SecretaryApp, _ansi_console
+    from .app import CompanionApp, _ansi_console
 
     camera: TableCamera | None = None
     status = "none: manual mode, the secretary keys every roll"
@@ -62,7 +62,7 @@ def run_play(args: argparse.Namespace) -> int:
             secretary.resume(info.id)
             resumed = True
     tags = {k: v for k, v in (("Event", args.event), ("Table", args.table), ("Dice", args.dice)) if v}
-    app = SecretaryApp(secretary, resumed=resumed, camera=camera, camera_status=status, cults=args.cults,
+    app = CompanionApp(secretary, resumed=resumed, camera=camera, camera_status=status, cults=args.cults,
                        record_path=Path(args.record) if args.record else None, tags=tags,
                        ansi=_ansi_console(), notice=notice)
     if args.voice:

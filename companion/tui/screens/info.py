@@ -126,8 +126,8 @@ class EndScreen(Screen[None]):
         yield Footer()
 
     def action_history(self) -> None:
-        from ..app import SecretaryApp
+        from ..app import CompanionApp
 
         app = self.app
-        assert isinstance(app, SecretaryApp)
+        assert isinstance(app, CompanionApp)
         self.app.push_screen(HistoryScreen(app.record_text()))

@@ -159,10 +159,10 @@ class DisputeScreen(ModalScreen[str]):
         self.dismiss(how)
 
     def action_evidence(self) -> None:
-        from ..app import SecretaryApp
+        from ..app import CompanionApp
 
         app = self.app
-        assert isinstance(app, SecretaryApp)
+        assert isinstance(app, CompanionApp)
         said = app.export_evidence(self.look, f"dispute over {self.cult}'s layout")
         self.query_one("#evidence", Static).update(said)
 

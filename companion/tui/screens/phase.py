@@ -41,7 +41,7 @@ from .info import EndScreen, HistoryScreen
 from .modals import ChoiceScreen, DisputeScreen, ScoringScreen, difference_text, largest_first
 
 if TYPE_CHECKING:
-    from ..app import SecretaryApp
+    from ..app import CompanionApp
 
 
 class PhaseScreen(Screen[None]):
@@ -76,11 +76,11 @@ class PhaseScreen(Screen[None]):
         self.guesses: tuple[Call, ...] = ()  # an unsure spoken call's two guesses, keys 1 and 2
 
     @property
-    def sapp(self) -> SecretaryApp:
-        from ..app import SecretaryApp
+    def sapp(self) -> CompanionApp:
+        from ..app import CompanionApp
 
         app = self.app
-        assert isinstance(app, SecretaryApp)
+        assert isinstance(app, CompanionApp)
         return app
 
     @property

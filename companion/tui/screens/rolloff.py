@@ -21,7 +21,7 @@ from ..entry import RollEntry
 from ..messages import CameraFailed, RollSeen
 
 if TYPE_CHECKING:
-    from ..app import SecretaryApp
+    from ..app import CompanionApp
 
 
 class RollOffScreen(Screen[None]):
@@ -36,11 +36,11 @@ class RollOffScreen(Screen[None]):
         self.seen: tuple[str, ...] | None = None  # the camera's reading, kept as evidence
 
     @property
-    def sapp(self) -> SecretaryApp:
-        from ..app import SecretaryApp
+    def sapp(self) -> CompanionApp:
+        from ..app import CompanionApp
 
         app = self.app
-        assert isinstance(app, SecretaryApp)
+        assert isinstance(app, CompanionApp)
         return app
 
     def compose(self) -> ComposeResult:

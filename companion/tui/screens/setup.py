@@ -97,8 +97,8 @@ class SetupScreen(Screen[None]):
         except OptionsError as exc:
             error.update(f"{exc.rule}: {exc.message}")
             return
-        from ..app import SecretaryApp
+        from ..app import CompanionApp
 
         app = self.app
-        assert isinstance(app, SecretaryApp)
+        assert isinstance(app, CompanionApp)
         app.start_game(options)
