@@ -7,7 +7,6 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
 
 from textual.app import App
 from textual.binding import Binding
@@ -16,21 +15,13 @@ from textual.timer import Timer
 from ..rules import Options
 from ..secretary import Secretary
 from ..vision.seen import Seen, TableCamera
+from .host import VoiceListener
 from .players import DemoPlayers
 from .screens.info import HelpScreen, HistoryScreen
 from .screens.phase import PhaseScreen
 from .screens.rolloff import RollOffScreen
 from .screens.setup import SetupScreen
 from .session import TableSession
-
-
-class VoiceListener(Protocol):
-    """What the screens use of companion.voice.listen.Listener (an optional extra)."""
-
-    def start_turn(self, roll: tuple[str, ...] | None, layout: tuple[str, ...] | None) -> None: ...
-    def end_turn(self) -> None: ...
-    def push_to_talk(self, pressed: bool) -> None: ...
-    def stop(self) -> None: ...
 
 
 class CompanionApp(App[None]):

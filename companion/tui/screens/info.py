@@ -12,6 +12,7 @@ from textual.widgets import Footer, Static
 from ...dicestats import FaceStats, compact_table
 from ...rules import Game
 from ..describe import end_sentence
+from ..host import host_of
 
 #: Every key of the secretary, by screen; the help screen shows them all.
 KEYS: list[tuple[str, str, str]] = [
@@ -126,8 +127,5 @@ class EndScreen(Screen[None]):
         yield Footer()
 
     def action_history(self) -> None:
-        from ..app import CompanionApp
-
-        app = self.app
-        assert isinstance(app, CompanionApp)
+        app = host_of(self.app)
         self.app.push_screen(HistoryScreen(app.record_text()))

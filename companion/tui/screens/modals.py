@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 from ...rules import Action, CallAction, PhaseResult
 from ...vision.seen import Seen
 from ..describe import FACE_KEYS, action_text, result_rows, tentacles_in
+from ..host import host_of
 
 
 class ChoiceScreen(ModalScreen[Action | None]):
@@ -159,10 +160,7 @@ class DisputeScreen(ModalScreen[str]):
         self.dismiss(how)
 
     def action_evidence(self) -> None:
-        from ..app import CompanionApp
-
-        app = self.app
-        assert isinstance(app, CompanionApp)
+        app = host_of(self.app)
         said = app.export_evidence(self.look, f"dispute over {self.cult}'s layout")
         self.query_one("#evidence", Static).update(said)
 

@@ -9,14 +9,12 @@ worker thread and arrive as messages, so the screen never blocks.
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ...dicestats import per_cult
@@ -24,7 +22,7 @@ from ...rules import Action, Call, CallAction, Game, GiveUp, Word
 from ...rules.calls import call_text
 from ...secretary import SecretaryError, TurnResult
 from ...store.base import StoreError
-from ...vision.seen import CameraError, Seen
+from ...vision.seen import Seen
 from ..describe import (
     FACE_KEYS,
     WORD_KEYS,
@@ -39,12 +37,10 @@ from ..tablemap import DiePicked, MapView, TableMap, roll_places
 from ..widgets import Board, center_line
 from .info import EndScreen, HistoryScreen
 from .modals import ChoiceScreen, DisputeScreen, ScoringScreen, difference_text, largest_first
-
-if TYPE_CHECKING:
-    from ..app import CompanionApp
+from .table_screen import TableScreen
 
 
-class PhaseScreen(Screen[None]):
+class PhaseScreen(TableScreen):
     BINDINGS = [
         Binding("l", "legal", "legal calls"),
         Binding("x", "correct", "correct"),
@@ -76,16 +72,8 @@ class PhaseScreen(Screen[None]):
         self.guesses: tuple[Call, ...] = ()  # an unsure spoken call's two guesses, keys 1 and 2
 
     @property
-    def sapp(self) -> CompanionApp:
-        from ..app import CompanionApp
-
-        app = self.app
-        assert isinstance(app, CompanionApp)
-        return app
-
-    @property
     def game(self) -> Game:
-        return self.sapp.session.game
+        return self.host.session.game
 
     def compose(self) -> ComposeResult:
         yield Static(id="title")
@@ -105,9 +93,9 @@ class PhaseScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("legal", "correct"):  # in the demo the simulated cults call
-            return self.sapp.demo is None
+            return self.host.demo is None
         if action == "talk":
-            return self.sapp.listener is not None
+            return self.host.listener is not None
         return True
 
     # ------------------------------------------------------------ drawing
@@ -118,8 +106,8 @@ class PhaseScreen(Screen[None]):
         title += f"{who}'s turn" if not g.finished else "game over"
         if self.correcting:
             title += "  ·  CORRECTING the last turn"
-        if self.sapp.demo is not None:
-            title += "  ·  demo" + (" PAUSED" if self.sapp.paused else " fast" if self.sapp.fast else "")
+        if self.host.demo is not None:
+            title += "  ·  demo" + (" PAUSED" if self.host.paused else " fast" if self.host.fast else "")
         self.query_one("#title", Static).update(Text(title, style="bold"))
         self.query_one("#board", Board).show(g)
         self.query_one("#center", Static).update(center_line(g))
@@ -168,7 +156,7 @@ class PhaseScreen(Screen[None]):
         )
 
     def action_evidence(self) -> None:
-        self.status = self.sapp.export_evidence(self.look, f"{self.cult}'s turn, phase {self.game.phase}")
+        self.status = self.host.export_evidence(self.look, f"{self.cult}'s turn, phase {self.game.phase}")
         self.refresh_view()
 
     def action_map(self) -> None:
@@ -183,32 +171,22 @@ class PhaseScreen(Screen[None]):
         if g.finished:
             self.stage = "over"
             self.refresh_view()
-            dice = per_cult("the game", (inp.event for inp in self.sapp.session.sec.inputs))
-            self.app.switch_screen(EndScreen(g, self.sapp.record_path_text(), dice))
+            dice = per_cult("the game", (inp.event for inp in self.host.session.sec.inputs))
+            self.app.switch_screen(EndScreen(g, self.host.record_path_text(), dice))
             return
         assert g.to_move is not None
         self.cult = g.to_move
         self.entry = RollEntry(g.pools[self.cult])
-        if self.sapp.camera is not None:
+        camera = self.host.camera
+        if camera is not None:
             self.stage = "wait"
             self.status = f"waiting for {self.cult}'s roll to settle…"
-            self.run_worker(partial(self._read_roll, self.cult, self.entry.size),
-                            thread=True, group="camera", exclusive=True)
+            self.read_roll_later(camera, self.cult, self.entry.size)
         else:
             self.stage = "roll"
             n = self.entry.size
             self.status = f"{self.cult} rolls {n} {'die' if n == 1 else 'dice'}: key {'it' if n == 1 else 'them'} in"
         self.refresh_view()
-
-    def _read_roll(self, cult: str, size: int) -> None:
-        cam = self.sapp.camera
-        assert cam is not None
-        try:
-            seen = cam.read_roll(cult, size)
-        except CameraError as exc:
-            self.post_message(CameraFailed(str(exc)))
-            return
-        self.post_message(RollSeen(cult, size, seen))
 
     def on_roll_seen(self, msg: RollSeen) -> None:
         if self.stage != "wait" or msg.cult != self.cult:
@@ -227,9 +205,9 @@ class PhaseScreen(Screen[None]):
         else:
             self.status = f"read by the {msg.seen.source}"
         self.refresh_view()
-        demo = self.sapp.demo
+        demo = self.host.demo
         if demo is not None and not self.entry.complete:
-            self.sapp.schedule(partial(self._demo_key_roll, msg.seen))
+            self.host.schedule(partial(self._demo_key_roll, msg.seen))
         elif self.entry.complete:
             self.confirm_roll()
 
@@ -255,23 +233,23 @@ class PhaseScreen(Screen[None]):
         self.stage = "call"
         self.picked = None
         self.status = note or f"{self.cult} rolled {''.join(self.entry.roll)}: key the call (esc edits the roll)"
-        listener = self.sapp.listener
+        listener = self.host.listener
         if listener is not None:
             # the grammar is narrowed to the calls this roll and layout allow
             listener.start_turn(self.entry.roll, tuple(self._judging_game().layouts[self.cult]))
             self.status = f"listening for {self.cult}'s call… (or key it)"
         self.refresh_view()
-        if self.sapp.demo is not None:
-            self.sapp.schedule(self._demo_call)
+        if self.host.demo is not None:
+            self.host.schedule(self._demo_call)
 
     def _demo_call(self) -> None:
-        demo = self.sapp.demo
+        demo = self.host.demo
         assert demo is not None
         action = demo.choose(self._judging_game(), self.cult, self.entry.roll)
         self.words = list(action.call) if isinstance(action, CallAction) else []
         self.status = f"{self.cult} calls: {action_text(action)}"
         self.refresh_view()
-        self.sapp.schedule(partial(self.submit, action))
+        self.host.schedule(partial(self.submit, action))
 
     # --------------------------------------------------------------- keys
     def on_key(self, event: events.Key) -> None:
@@ -331,8 +309,8 @@ class PhaseScreen(Screen[None]):
         """Back from the call to the roll: a mis-keyed or misread die is fixed before the call."""
         self.stage = "roll"
         self.words = []
-        if self.sapp.listener is not None:
-            self.sapp.listener.end_turn()
+        if self.host.listener is not None:
+            self.host.listener.end_turn()
             self.talking = False
         if pick:
             self.pick(pick)
@@ -369,7 +347,7 @@ class PhaseScreen(Screen[None]):
 
     def _judging_game(self) -> Game:
         """The state the current roll is judged in (before the last turn when correcting)."""
-        return self.sapp.session.before_last_turn() if self.correcting else self.game
+        return self.host.session.before_last_turn() if self.correcting else self.game
 
     def submit_words(self) -> None:
         if not self.words:
@@ -394,11 +372,11 @@ class PhaseScreen(Screen[None]):
     def forfeit(self, face: str) -> None:
         """V2 forfeit option: the cult gives up a die of its roll after an illegal call."""
         try:
-            outcome = self.sapp.session.submit_forfeit(face)
+            outcome = self.host.session.submit_forfeit(face)
         except StoreError as exc:
             self.not_stored(exc)
             return
-        self.sapp.save_record()
+        self.host.save_record()
         if not outcome.accepted:
             self.status = f"{outcome.rule}: {rule_sentence(outcome.verdict)}; key a face of the roll"
             self.refresh_view()
@@ -447,7 +425,7 @@ class PhaseScreen(Screen[None]):
         self.refresh_view()
 
     def action_talk(self) -> None:
-        listener = self.sapp.listener
+        listener = self.host.listener
         if listener is None or self.stage != "call":
             return
         self.talking = not self.talking
@@ -456,9 +434,9 @@ class PhaseScreen(Screen[None]):
         self.refresh_view()
 
     def submit(self, action: Action) -> None:
-        session = self.sapp.session
-        if self.sapp.listener is not None:
-            self.sapp.listener.end_turn()
+        session = self.host.session
+        if self.host.listener is not None:
+            self.host.listener.end_turn()
             self.talking = False
         before = self._judging_game().copy()  # the verdict explains the state it was judged in
         roll = self.entry.roll
@@ -470,7 +448,7 @@ class PhaseScreen(Screen[None]):
         except StoreError as exc:
             self.not_stored(exc)
             return
-        self.sapp.save_record()
+        self.host.save_record()
         self.words, self.giving = [], False
         if not outcome.accepted:
             err = outcome.verdict
@@ -486,8 +464,8 @@ class PhaseScreen(Screen[None]):
                 self.status = f"{self.cult} must make a legal call (V2)"
                 self.stage = "call"
             self.refresh_view()
-            if self.sapp.demo is not None:
-                self.sapp.schedule(self._demo_call, factor=2.0)
+            if self.host.demo is not None:
+                self.host.schedule(self._demo_call, factor=2.0)
             return
         self.correcting = False
         self.verdict = Text.assemble(
@@ -495,29 +473,17 @@ class PhaseScreen(Screen[None]):
             consequences(before, self.cult, action),
         )
         expected = tuple(before.layouts[self.cult]) + (action.place if isinstance(action, CallAction) else ())
-        if self.sapp.camera is not None and isinstance(action, CallAction) and action.place:
+        camera = self.host.camera
+        if camera is not None and isinstance(action, CallAction) and action.place:
             self.stage = "wait"
             self.status = f"checking {self.cult}'s layout on the table…"
             self._pending = outcome
             self.refresh_view()
-            self._start_check(self.cult, expected)
+            self.read_table_later(camera, self.cult, expected)
             return
         self.after_turn(outcome)
 
     # ------------------------------------------------------- layout check
-    def _start_check(self, cult: str, expected: tuple[str, ...]) -> None:
-        self.run_worker(partial(self._read_table, cult, expected), thread=True, group="camera", exclusive=True)
-
-    def _read_table(self, cult: str, expected: tuple[str, ...]) -> None:
-        cam = self.sapp.camera
-        assert cam is not None
-        try:
-            seen = cam.read_table({cult: expected})
-        except CameraError as exc:
-            self.post_message(CameraFailed(str(exc)))
-            return
-        self.post_message(TableSeen(cult, expected, seen))
-
     def on_table_seen(self, msg: TableSeen) -> None:
         outcome = self._pending
         if outcome is None or msg.cult != self.cult:
@@ -535,18 +501,19 @@ class PhaseScreen(Screen[None]):
         self.look = msg.seen
         dispute = DisputeScreen(msg.cult, want, seen, msg.seen)
         self.app.push_screen(dispute, partial(self._settled, msg, seen))
-        if self.sapp.demo is not None:  # the demo's secretary lets the rules stand
-            self.sapp.schedule(partial(self._settle_for_demo, dispute), factor=3.0)
+        if self.host.demo is not None:  # the demo's secretary lets the rules stand
+            self.host.schedule(partial(self._settle_for_demo, dispute), factor=3.0)
 
     def _settled(self, msg: TableSeen, seen: tuple[str, ...], how: str | None) -> None:
         outcome = self._pending
         if outcome is None:
             return
-        session = self.sapp.session
+        session = self.host.session
         exp = "".join(msg.expected) or "-"
         saw = "".join(seen) or "-"
-        if how == "reread":
-            self._start_check(msg.cult, msg.expected)
+        camera = self.host.camera
+        if how == "reread" and camera is not None:
+            self.read_table_later(camera, msg.cult, msg.expected)
             return
         self._pending = None
         what = (f"dispute after {msg.cult}'s turn in phase {self.game.phase}: the camera saw {saw} in "
@@ -556,9 +523,9 @@ class PhaseScreen(Screen[None]):
             self.action_correct()
             return
         why = (" (the simulated camera misses dice packed close in a long layout)"
-               if self.sapp.demo is not None else "")
+               if self.host.demo is not None else "")
         session.add_note(f"{what}; the rules stand: the dice on the table were put right{why}")
-        self.sapp.save_record()
+        self.host.save_record()
         self.after_turn(outcome)
 
     # ------------------------------------------------------------ after
@@ -566,12 +533,12 @@ class PhaseScreen(Screen[None]):
         self.stage = "done"  # until the next turn begins (the demo's pace, or at once)
         self.refresh_view()
         if outcome.phase_result is None:
-            self.sapp.schedule(self.next_turn)
+            self.host.schedule(self.next_turn)
             return
         screen = ScoringScreen(outcome.phase_result, self.game.totals, game_over=self.game.finished)
         self.app.push_screen(screen, lambda _: self.next_turn())
-        if self.sapp.demo is not None:
-            self.sapp.schedule(partial(self._dismiss_scoring, screen), factor=4.0)
+        if self.host.demo is not None:
+            self.host.schedule(partial(self._dismiss_scoring, screen), factor=4.0)
 
     @staticmethod
     def _settle_for_demo(dispute: DisputeScreen) -> None:
@@ -584,7 +551,7 @@ class PhaseScreen(Screen[None]):
             screen.dismiss(None)
 
     def action_correct(self) -> None:
-        session = self.sapp.session
+        session = self.host.session
         last = session.last_turn()
         try:
             before = session.before_last_turn()
@@ -602,4 +569,4 @@ class PhaseScreen(Screen[None]):
         self.refresh_view()
 
     def action_history(self) -> None:
-        self.app.push_screen(HistoryScreen(self.sapp.record_text()))
+        self.app.push_screen(HistoryScreen(self.host.record_text()))

@@ -2,29 +2,22 @@
 
 from __future__ import annotations
 
-from functools import partial
-from typing import TYPE_CHECKING
-
 from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ...rules import RuleError
 from ...rules.game import count_score
 from ...store.base import StoreError
-from ...vision.seen import CameraError
 from ..entry import RollEntry
 from ..messages import CameraFailed, RollSeen
-
-if TYPE_CHECKING:
-    from ..app import CompanionApp
+from .table_screen import TableScreen
 
 
-class RollOffScreen(Screen[None]):
+class RollOffScreen(TableScreen):
     BINDINGS = [Binding("question_mark", "app.help", "help")]
 
     def __init__(self) -> None:
@@ -34,14 +27,6 @@ class RollOffScreen(Screen[None]):
         self.stage = "wait"
         self.status = ""
         self.seen: tuple[str, ...] | None = None  # the camera's reading, kept as evidence
-
-    @property
-    def sapp(self) -> CompanionApp:
-        from ..app import CompanionApp
-
-        app = self.app
-        assert isinstance(app, CompanionApp)
-        return app
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Who starts? Every cult rolls its 6 dice (ST1)", style="bold"), id="title")
@@ -55,7 +40,7 @@ class RollOffScreen(Screen[None]):
         self.next_roller()
 
     def _rounds_table(self) -> Table:
-        g = self.sapp.session.game
+        g = self.host.session.game
         rule = g.options.start_rule
         t = Table(box=None, header_style="bold")
         t.add_column("cult")
@@ -82,13 +67,13 @@ class RollOffScreen(Screen[None]):
         self.query_one("#status", Static).update(Text(self.status, style="italic"))
 
     def next_roller(self) -> None:
-        session = self.sapp.session
+        session = self.host.session
         g = session.game
         if g.start_cult is not None:
             self.stage = "done"
             self.status = f"{g.start_cult} is the start cult and takes the start-cult stone. enter: play"
             self.refresh_view()
-            self.sapp.schedule(self.sapp.begin_phases, factor=2.0)
+            self.host.schedule(self.host.begin_phases, factor=2.0)
             return
         todo = session.rolloff_to_roll()
         self.cult = todo[0]
@@ -97,37 +82,28 @@ class RollOffScreen(Screen[None]):
         ro = g.rolloff
         tie = ro is not None and len(ro.rounds) > 1
         lead = f"tie: {' and '.join(ro.contenders)} roll again (ST2). " if tie and ro else ""
-        if self.sapp.camera is not None:
+        camera = self.host.camera
+        if camera is not None:
             self.stage = "wait"
             self.status = lead + f"waiting for {self.cult}'s roll…"
-            self.run_worker(partial(self._read, self.cult), thread=True, group="camera", exclusive=True)
+            self.read_roll_later(camera, self.cult, 6)
         else:
             self.stage = "roll"
             self.status = lead + f"{self.cult} rolls 6 dice: key them in"
         self.refresh_view()
-
-    def _read(self, cult: str) -> None:
-        cam = self.sapp.camera
-        assert cam is not None
-        try:
-            seen = cam.read_roll(cult, 6)
-        except CameraError as exc:
-            self.post_message(CameraFailed(str(exc)))
-            return
-        self.post_message(RollSeen(cult, 6, seen))
 
     def on_roll_seen(self, msg: RollSeen) -> None:
         if not self.is_current or self.stage != "wait" or msg.cult != self.cult:
             return
         self.seen = msg.seen.roll
         faces = list(msg.seen.roll) if len(msg.seen.roll) == 6 else []
-        if self.sapp.demo is not None and msg.seen.truth is not None:
+        if self.host.demo is not None and msg.seen.truth is not None:
             # The demo's secretary keys whatever the camera could not read.
             faces = [t if f == "?" else f for f, t in zip(faces or msg.seen.truth, msg.seen.truth, strict=True)]
         self.entry = RollEntry(6, faces)
         self.stage = "roll"
         if self.entry.complete:
-            self.sapp.schedule(self.confirm)
+            self.host.schedule(self.confirm)
         else:
             self.status = "key the dice the camera could not read"
         self.refresh_view()
@@ -143,7 +119,7 @@ class RollOffScreen(Screen[None]):
             self.refresh_view()
             return
         try:
-            self.sapp.session.submit_start_roll(self.cult, self.entry.roll, self.seen)
+            self.host.session.submit_start_roll(self.cult, self.entry.roll, self.seen)
         except RuleError as err:
             self.status = f"{err.rule}: {err.message}"
             self.refresh_view()
@@ -153,12 +129,12 @@ class RollOffScreen(Screen[None]):
             self.app.notify(str(exc), title="not stored", severity="error", timeout=30)
             self.refresh_view()
             return
-        self.sapp.save_record()
+        self.host.save_record()
         self.next_roller()
 
     def on_key(self, event: events.Key) -> None:
         if self.stage == "done" and event.key == "enter":
-            self.sapp.begin_phases()
+            self.host.begin_phases()
         elif self.stage != "roll":
             return
         elif self.entry.key(event.key):

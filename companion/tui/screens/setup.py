@@ -11,6 +11,7 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static
 from ...record.notation import NAME_RE
 from ...rules import Options, OptionsError
 from ...rules.options import default_target, sets_for
+from ..host import host_of
 
 
 class SetupScreen(Screen[None]):
@@ -97,8 +98,4 @@ class SetupScreen(Screen[None]):
         except OptionsError as exc:
             error.update(f"{exc.rule}: {exc.message}")
             return
-        from ..app import CompanionApp
-
-        app = self.app
-        assert isinstance(app, CompanionApp)
-        app.start_game(options)
+        host_of(self.app).start_game(options)
