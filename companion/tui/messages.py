@@ -6,6 +6,7 @@ from typing import Any
 
 from textual.message import Message
 
+from ..rules import Action
 from ..vision.seen import Seen
 
 
@@ -41,3 +42,28 @@ class CallHeard(Message):
     def __init__(self, heard: Any) -> None:
         super().__init__()
         self.heard = heard  # companion.voice.heard.Heard (the voice extra may be absent)
+
+
+class RollKeyed(Message):
+    """The dice of the roll the camera could not read were keyed (the demo's secretary)."""
+
+    def __init__(self, faces: tuple[str, ...], note: str = "") -> None:
+        super().__init__()
+        self.faces = faces
+        self.note = note
+
+
+class CallAnnounced(Message):
+    """A cult speaks its call: its words are shown before the call is judged."""
+
+    def __init__(self, action: Action) -> None:
+        super().__init__()
+        self.action = action
+
+
+class ActionChosen(Message):
+    """The action of the turn is settled (keyed words, a choice from a list, a give-up, the demo)."""
+
+    def __init__(self, action: Action) -> None:
+        super().__init__()
+        self.action = action

@@ -1,9 +1,11 @@
 """The phase: the board, the roll, the call being keyed and the last verdict.
 
-A turn moves through stages: ``wait`` (the camera is reading), ``roll``
-(the secretary keys or completes the roll), ``call`` (the words, or a
-choice from the legal calls), then the verdict. Camera reads run in a
-worker thread and arrive as messages, so the screen never blocks.
+A turn moves through the stages of ``Stage``: the camera reads (WAIT), the
+secretary keys or completes the roll (ROLL), then the call (CALL, GIVE_UP),
+then the verdict. Camera reads run in a worker thread and arrive as
+messages, so the screen never blocks. The lines of the screen are small
+widgets (turn_lines.py); in the demo a driver answers each stage with the
+messages a person's keys lead to (demo_driver.py).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
 from textual.widgets import Footer, Static
 
 from ...dicestats import per_cult
@@ -23,6 +26,7 @@ from ...rules.calls import call_text
 from ...secretary import SecretaryError, TurnResult
 from ...store.base import StoreError
 from ...vision.seen import Seen
+from ..demo_driver import DemoDriver, TurnView
 from ..describe import (
     FACE_KEYS,
     WORD_KEYS,
@@ -31,9 +35,18 @@ from ..describe import (
     legal_calls_text,
     rule_sentence,
 )
-from ..entry import RollEntry, matching, plain_action, words_text
-from ..messages import CallHeard, CameraFailed, RollSeen, TableSeen
+from ..entry import RollEntry, matching, plain_action
+from ..messages import (
+    ActionChosen,
+    CallAnnounced,
+    CallHeard,
+    CameraFailed,
+    RollKeyed,
+    RollSeen,
+    TableSeen,
+)
 from ..tablemap import DiePicked, MapView, TableMap, roll_places
+from ..turn_lines import CallLine, RollLine, Stage, StatusLine, TitleLine
 from ..widgets import Board, center_line
 from .info import EndScreen, HistoryScreen
 from .modals import ChoiceScreen, DisputeScreen, ScoringScreen, difference_text, largest_first
@@ -53,14 +66,17 @@ class PhaseScreen(TableScreen):
     # The map sits beside the board on a wide screen, under it on 80 columns.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
 
+    #: Every assignment counts (a recalled call enters CALL again): the demo's driver answers each.
+    stage: reactive[Stage] = reactive(Stage.WAIT, always_update=True, repaint=False)
+
     def __init__(self) -> None:
         super().__init__()
-        self.stage = "wait"
         self.cult = ""
         self.entry = RollEntry(0)
         self.words: list[Word] = []
-        self.giving = False
-        self.correcting = False
+        self.correcting = False  # the roll and call replace the last turn (x)
+        self.recall = False  # the cult calls again after an illegal call (V2)
+        self._driver: DemoDriver | None = None
         self.verdict = Text("")
         self.status = ""
         self._pending: TurnResult | None = None  # a legal turn waiting for the layout check
@@ -76,20 +92,29 @@ class PhaseScreen(TableScreen):
         return self.host.session.game
 
     def compose(self) -> ComposeResult:
-        yield Static(id="title")
+        yield TitleLine(id="title")
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield Board(id="board")
                 yield Static(id="center")
-                yield Static(id="roll")
-                yield Static(id="call")
+                yield RollLine(id="roll")
+                yield CallLine(id="call")
                 yield Static(id="verdict")
-                yield Static(id="status")
+                yield StatusLine(id="status")
             yield TableMap(id="map")
         yield Footer()
 
     def on_mount(self) -> None:
+        host = self.host
+        if host.demo is not None:
+            self._driver = DemoDriver(host.demo, host.schedule, self.post_message, self.app)
         self.next_turn()
+
+    def watch_stage(self, stage: Stage) -> None:
+        if self._driver is not None:
+            truth = self.roll_look.truth if self.roll_look else None
+            self._driver.at(stage, TurnView(self._judging_game(), self.cult, tuple(self.entry.faces),
+                                            self.entry.size, truth, self.recall))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("legal", "correct"):  # in the demo the simulated cults call
@@ -100,45 +125,24 @@ class PhaseScreen(TableScreen):
 
     # ------------------------------------------------------------ drawing
     def refresh_view(self) -> None:
-        g = self.game
-        title = f"Phase {g.phase}  ·  start cult {g.phase_start}  ·  "
-        who = self.cult if self.correcting else g.to_move  # after a verdict: the next cult
-        title += f"{who}'s turn" if not g.finished else "game over"
-        if self.correcting:
-            title += "  ·  CORRECTING the last turn"
-        if self.host.demo is not None:
-            title += "  ·  demo" + (" PAUSED" if self.host.paused else " fast" if self.host.fast else "")
-        self.query_one("#title", Static).update(Text(title, style="bold"))
-        self.query_one("#board", Board).show(g)
+        g, host = self.game, self.host
+        demo = None if host.demo is None else "PAUSED" if host.paused else "fast" if host.fast else ""
+        # after a verdict the title names the next cult
+        self.query_one(TitleLine).show(g, self.cult if self.correcting else g.to_move, self.correcting, demo)
+        self.query_one(Board).show(g)
         self.query_one("#center", Static).update(center_line(g))
-        label = "last roll" if self.stage == "done" else "roll"
-        size = self.entry.size
-        roll = Text.assemble((label, "bold"), f" {self.cult} ({size} {'die' if size == 1 else 'dice'}): ")
-        for i, face in enumerate(self.entry.text().split(" ")):  # the die picked on the map stands out
-            picked = self.stage == "roll" and i == self.picked
-            roll.append(face, "bold black on bright_yellow" if picked else "bold red" if face == "?" else "bold cyan")
-            roll.append(" " if i + 1 < max(size, 1) else "")
-        if self.stage == "roll":
-            roll.append(" · i 1 2 3 e, enter, left/right pick" if size > 1 else
-                        " · keys i 1 2 3 e, enter", style="dim")
-        self.query_one("#roll", Static).update(roll)
-        call = Text.assemble(("call", "bold"), " ", (words_text(self.words), "bold magenta"))
-        if self.stage == "call":
-            call.append(" · give up: key the face" if self.giving else
-                        " · keys i c f p, enter · l legal · g give up · esc edit the roll", style="dim")
-        elif self.stage == "forfeit":
-            call.append(" · forfeit: key the face of the die to give up", style="dim")
-        self.query_one("#call", Static).update(call)
+        self.query_one(RollLine).show(self.stage, self.cult, self.entry, self.picked)
+        self.query_one(CallLine).show(self.stage, self.words)
         self.query_one("#verdict", Static).update(self.verdict)
-        self.query_one("#status", Static).update(Text(self.status, style="italic"))
-        self.query_one("#map", TableMap).show(self.map_view())
+        self.query_one(StatusLine).show(self.status)
+        self.query_one(TableMap).show(self.map_view())
 
     def map_view(self) -> MapView:
         """The table as the camera saw it last (or as the rules have it), with the roll as keyed."""
         g = self._judging_game() if self.correcting else self.game
         look = None if self.correcting else self.look
         # after the verdict the roll's dice have gone to the layout, the center or the pool
-        shown = self.stage in ("roll", "call", "forfeit")
+        shown = self.stage.keying
         roll_look = self.roll_look if shown else None
         faces = tuple(self.entry.faces) if shown else ()
         at = roll_places(roll_look.dice, len(roll_look.roll)) if roll_look and roll_look.dice else ()
@@ -151,7 +155,7 @@ class PhaseScreen(TableScreen):
             layout_dice=look.layout_dice() if look and look.dice else None,
             center=g.center,
             to_move=self.cult or g.to_move,
-            picked=self.picked if self.stage == "roll" else None,
+            picked=self.picked if self.stage is Stage.ROLL else None,
             source=look.source if look else "",
         )
 
@@ -166,10 +170,10 @@ class PhaseScreen(TableScreen):
     # -------------------------------------------------------------- turns
     def next_turn(self) -> None:
         g = self.game
-        self.words, self.giving, self.correcting = [], False, False
+        self.words, self.correcting, self.recall = [], False, False
         self.seen, self.roll_look, self.picked, self.guesses = None, None, None, ()
         if g.finished:
-            self.stage = "over"
+            self.stage = Stage.OVER
             self.refresh_view()
             dice = per_cult("the game", (inp.event for inp in self.host.session.sec.inputs))
             self.app.switch_screen(EndScreen(g, self.host.record_path_text(), dice))
@@ -179,58 +183,49 @@ class PhaseScreen(TableScreen):
         self.entry = RollEntry(g.pools[self.cult])
         camera = self.host.camera
         if camera is not None:
-            self.stage = "wait"
+            self.stage = Stage.WAIT
             self.status = f"waiting for {self.cult}'s roll to settle…"
             self.read_roll_later(camera, self.cult, self.entry.size)
         else:
-            self.stage = "roll"
+            self.stage = Stage.ROLL
             n = self.entry.size
             self.status = f"{self.cult} rolls {n} {'die' if n == 1 else 'dice'}: key {'it' if n == 1 else 'them'} in"
         self.refresh_view()
 
     def on_roll_seen(self, msg: RollSeen) -> None:
-        if self.stage != "wait" or msg.cult != self.cult:
+        if self.stage is not Stage.WAIT or msg.cult != self.cult:
             return  # a read that a correction or quit made stale
         self.seen = msg.seen.roll
         self.look = self.roll_look = msg.seen
-        self.entry = RollEntry(msg.size, list(msg.seen.roll[: msg.size]))
         got = len(msg.seen.roll)
         unread = msg.seen.roll.count("?")
-        self.stage = "roll"
+        self.entry = RollEntry(msg.size, list(msg.seen.roll[: msg.size]) if got == msg.size else [])
         if got != msg.size:
             self.status = f"the camera saw {got} dice, {msg.size} expected: key the roll"
-            self.entry.faces = []
         elif unread:
             self.status = f"the camera could not read {unread} {'die' if unread == 1 else 'dice'}: key {'it' if unread == 1 else 'them'} in"
         else:
             self.status = f"read by the {msg.seen.source}"
+        self.stage = Stage.ROLL
         self.refresh_view()
-        demo = self.host.demo
-        if demo is not None and not self.entry.complete:
-            self.host.schedule(partial(self._demo_key_roll, msg.seen))
-        elif self.entry.complete:
+        if self.entry.complete:
             self.confirm_roll()
 
     def on_camera_failed(self, msg: CameraFailed) -> None:
-        self.stage = "roll"
+        self.stage = Stage.ROLL
         self.status = f"camera: {msg.reason}; key the roll by hand"
         self.refresh_view()
 
-    def _demo_key_roll(self, seen: Seen) -> None:
-        """The demo's secretary keys what the camera could not read."""
-        truth = seen.truth or ()
-        if len(seen.roll) != self.entry.size:
-            self.entry.faces = list(truth)
-        else:
-            self.entry.faces = [t if f == "?" else f for f, t in zip(self.entry.faces, truth, strict=True)]
-        self.confirm_roll("the secretary keyed the dice the camera could not read")
+    def on_roll_keyed(self, msg: RollKeyed) -> None:
+        if self.stage is Stage.ROLL:
+            self.entry.faces = list(msg.faces)
+            self.confirm_roll(msg.note)
 
     def confirm_roll(self, note: str = "") -> None:
         if not self.entry.complete:
             self.status = f"key all {self.entry.size} dice first"
             self.refresh_view()
             return
-        self.stage = "call"
         self.picked = None
         self.status = note or f"{self.cult} rolled {''.join(self.entry.roll)}: key the call (esc edits the roll)"
         listener = self.host.listener
@@ -238,23 +233,23 @@ class PhaseScreen(TableScreen):
             # the grammar is narrowed to the calls this roll and layout allow
             listener.start_turn(self.entry.roll, tuple(self._judging_game().layouts[self.cult]))
             self.status = f"listening for {self.cult}'s call… (or key it)"
+        self.stage = Stage.CALL
         self.refresh_view()
-        if self.host.demo is not None:
-            self.host.schedule(self._demo_call)
 
-    def _demo_call(self) -> None:
-        demo = self.host.demo
-        assert demo is not None
-        action = demo.choose(self._judging_game(), self.cult, self.entry.roll)
+    def on_call_announced(self, msg: CallAnnounced) -> None:
+        action = msg.action
         self.words = list(action.call) if isinstance(action, CallAction) else []
         self.status = f"{self.cult} calls: {action_text(action)}"
         self.refresh_view()
-        self.host.schedule(partial(self.submit, action))
+
+    def on_action_chosen(self, msg: ActionChosen) -> None:
+        if self.stage in (Stage.CALL, Stage.GIVE_UP):
+            self.submit(msg.action)
 
     # --------------------------------------------------------------- keys
     def on_key(self, event: events.Key) -> None:
         key = event.key
-        if self.stage == "roll":
+        if self.stage is Stage.ROLL:
             if key in FACE_KEYS and self.picked is not None:
                 self.set_die(self.picked, FACE_KEYS[key])
             elif self.entry.key(key):
@@ -272,24 +267,24 @@ class PhaseScreen(TableScreen):
                 self.confirm_roll()
             else:
                 return
-        elif self.stage == "call" and not self.giving and (
+        elif self.stage is Stage.CALL and (
                 key in ("escape", "left", "right") or (key == "backspace" and not self.words)):
             self.edit_roll(pick=-1 if key == "left" else 1 if key == "right" else 0)
-        elif self.stage == "forfeit":
+        elif self.stage is Stage.FORFEIT:
             if key not in FACE_KEYS:
                 return
             self.forfeit(FACE_KEYS[key])
-        elif self.stage == "call":
-            if self.giving:
-                self.giving = False
-                if key in FACE_KEYS:
-                    self.submit(GiveUp(FACE_KEYS[key]))
-            elif key in WORD_KEYS:
+        elif self.stage is Stage.GIVE_UP:
+            self.stage = Stage.CALL
+            if key in FACE_KEYS:
+                self.post_message(ActionChosen(GiveUp(FACE_KEYS[key])))
+        elif self.stage is Stage.CALL:
+            if key in WORD_KEYS:
                 self.words.append(WORD_KEYS[key])
             elif key in ("1", "2") and int(key) <= len(self.guesses):
                 self.words = list(self.guesses[int(key) - 1])
             elif key == "g":
-                self.giving = True
+                self.stage = Stage.GIVE_UP
             elif key == "backspace":
                 if self.words:
                     self.words.pop()
@@ -307,7 +302,7 @@ class PhaseScreen(TableScreen):
     # --------------------------------------------------- editing the roll
     def edit_roll(self, pick: int = 0) -> None:
         """Back from the call to the roll: a mis-keyed or misread die is fixed before the call."""
-        self.stage = "roll"
+        self.stage = Stage.ROLL
         self.words = []
         if self.host.listener is not None:
             self.host.listener.end_turn()
@@ -338,9 +333,9 @@ class PhaseScreen(TableScreen):
                                                             if self.seen is not None else ""))
 
     def on_die_picked(self, msg: DiePicked) -> None:
-        if self.stage == "call" and not self.giving:
+        if self.stage is Stage.CALL:
             self.edit_roll()
-        if self.stage == "roll" and msg.index < len(self.entry.faces):
+        if self.stage is Stage.ROLL and msg.index < len(self.entry.faces):
             self.picked = msg.index
             self.status = f"die {msg.index + 1} of {len(self.entry.faces)} picked on the map: key its motif"
             self.refresh_view()
@@ -359,7 +354,7 @@ class PhaseScreen(TableScreen):
         roll = self.entry.roll
         ways = matching(g.legal_actions(roll, self.cult), call)
         if len(ways) == 1:
-            self.submit(ways[0])
+            self.post_message(ActionChosen(ways[0]))
         elif ways:
             self.app.push_screen(
                 ChoiceScreen(f"{self.cult} calls {call_text(call)}: which dice?", list(largest_first(ways)),
@@ -367,7 +362,7 @@ class PhaseScreen(TableScreen):
                 self._chosen,
             )
         else:
-            self.submit(plain_action(g, self.cult, roll, call))
+            self.post_message(ActionChosen(plain_action(g, self.cult, roll, call)))
 
     def forfeit(self, face: str) -> None:
         """V2 forfeit option: the cult gives up a die of its roll after an illegal call."""
@@ -392,10 +387,10 @@ class PhaseScreen(TableScreen):
 
     def _chosen(self, action: Action | None) -> None:
         if action is not None:
-            self.submit(action)
+            self.post_message(ActionChosen(action))
 
     def action_legal(self) -> None:
-        if self.stage != "call":
+        if self.stage not in (Stage.CALL, Stage.GIVE_UP):
             self.status = "the legal calls are listed once the roll is keyed"
             self.refresh_view()
             return
@@ -405,7 +400,7 @@ class PhaseScreen(TableScreen):
 
     def on_call_heard(self, msg: CallHeard) -> None:
         """A spoken call: shown with its confidence; Enter accepts it, keys correct it."""
-        if self.stage != "call" or self.giving:
+        if self.stage is not Stage.CALL:
             return
         heard = msg.heard
         # Not sure: the two best guesses for one key each (1, 2), instead of a blank.
@@ -426,7 +421,7 @@ class PhaseScreen(TableScreen):
 
     def action_talk(self) -> None:
         listener = self.host.listener
-        if listener is None or self.stage != "call":
+        if listener is None or self.stage is not Stage.CALL:
             return
         self.talking = not self.talking
         listener.push_to_talk(self.talking)
@@ -449,7 +444,7 @@ class PhaseScreen(TableScreen):
             self.not_stored(exc)
             return
         self.host.save_record()
-        self.words, self.giving = [], False
+        self.words = []
         if not outcome.accepted:
             err = outcome.verdict
             self.verdict = Text.assemble(
@@ -457,17 +452,16 @@ class PhaseScreen(TableScreen):
                 f"{rule_sentence(err)}.\n",
                 ("legal: ", "bold"), legal_calls_text(err.legal),
             )
+            self.recall = True
             if outcome.must_forfeit:
                 self.status = f"house rule: {self.cult} forfeits a die for the illegal call (V2): key its face"
-                self.stage = "forfeit"
+                self.stage = Stage.FORFEIT
             else:
                 self.status = f"{self.cult} must make a legal call (V2)"
-                self.stage = "call"
+                self.stage = Stage.CALL
             self.refresh_view()
-            if self.host.demo is not None:
-                self.host.schedule(self._demo_call, factor=2.0)
             return
-        self.correcting = False
+        self.correcting = self.recall = False
         self.verdict = Text.assemble(
             f"{self.cult}: ", ("LEGAL", "bold green"), " ", (action_text(action), "bold"), "\n",
             consequences(before, self.cult, action),
@@ -475,7 +469,7 @@ class PhaseScreen(TableScreen):
         expected = tuple(before.layouts[self.cult]) + (action.place if isinstance(action, CallAction) else ())
         camera = self.host.camera
         if camera is not None and isinstance(action, CallAction) and action.place:
-            self.stage = "wait"
+            self.stage = Stage.WAIT
             self.status = f"checking {self.cult}'s layout on the table…"
             self._pending = outcome
             self.refresh_view()
@@ -499,10 +493,8 @@ class PhaseScreen(TableScreen):
         self.status = "dispute: the camera disagrees with the call"
         self.refresh_view()
         self.look = msg.seen
-        dispute = DisputeScreen(msg.cult, want, seen, msg.seen)
-        self.app.push_screen(dispute, partial(self._settled, msg, seen))
-        if self.host.demo is not None:  # the demo's secretary lets the rules stand
-            self.host.schedule(partial(self._settle_for_demo, dispute), factor=3.0)
+        self.app.push_screen(DisputeScreen(msg.cult, want, seen, msg.seen), partial(self._settled, msg, seen))
+        self.stage = Stage.DISPUTE
 
     def _settled(self, msg: TableSeen, seen: tuple[str, ...], how: str | None) -> None:
         outcome = self._pending
@@ -513,6 +505,7 @@ class PhaseScreen(TableScreen):
         saw = "".join(seen) or "-"
         camera = self.host.camera
         if how == "reread" and camera is not None:
+            self.stage = Stage.WAIT
             self.read_table_later(camera, msg.cult, msg.expected)
             return
         self._pending = None
@@ -530,25 +523,15 @@ class PhaseScreen(TableScreen):
 
     # ------------------------------------------------------------ after
     def after_turn(self, outcome: TurnResult) -> None:
-        self.stage = "done"  # until the next turn begins (the demo's pace, or at once)
-        self.refresh_view()
         if outcome.phase_result is None:
+            self.stage = Stage.DONE  # until the next turn begins (the demo's pace, or at once)
+            self.refresh_view()
             self.host.schedule(self.next_turn)
             return
         screen = ScoringScreen(outcome.phase_result, self.game.totals, game_over=self.game.finished)
         self.app.push_screen(screen, lambda _: self.next_turn())
-        if self.host.demo is not None:
-            self.host.schedule(partial(self._dismiss_scoring, screen), factor=4.0)
-
-    @staticmethod
-    def _settle_for_demo(dispute: DisputeScreen) -> None:
-        if dispute.is_current:
-            dispute.dismiss("accept")
-
-    @staticmethod
-    def _dismiss_scoring(screen: ScoringScreen) -> None:
-        if screen.is_current:
-            screen.dismiss(None)
+        self.stage = Stage.SCORING
+        self.refresh_view()
 
     def action_correct(self) -> None:
         session = self.host.session
@@ -563,8 +546,8 @@ class PhaseScreen(TableScreen):
         self.correcting = True
         self.cult = last.cult
         self.entry = RollEntry(before.pools[last.cult], list(last.roll))
-        self.words, self.giving = [], False
-        self.stage = "roll"
+        self.words = []
+        self.stage = Stage.ROLL
         self.status = f"correcting {last.cult}: {''.join(last.roll)} -> {last.action}; fix the roll, enter, key the call"
         self.refresh_view()
 

@@ -7,24 +7,30 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.reactive import reactive
 from textual.widgets import Footer, Static
 
 from ...rules import RuleError
 from ...rules.game import count_score
 from ...store.base import StoreError
+from ..demo_driver import DemoDriver, TurnView
 from ..entry import RollEntry
-from ..messages import CameraFailed, RollSeen
+from ..messages import CameraFailed, RollKeyed, RollSeen
+from ..turn_lines import Stage
 from .table_screen import TableScreen
 
 
 class RollOffScreen(TableScreen):
     BINDINGS = [Binding("question_mark", "app.help", "help")]
 
+    stage: reactive[Stage] = reactive(Stage.WAIT, always_update=True, repaint=False)
+
     def __init__(self) -> None:
         super().__init__()
         self.cult = ""
         self.entry = RollEntry(6)
-        self.stage = "wait"
+        self._driver: DemoDriver | None = None
+        self._truth: tuple[str, ...] | None = None  # what was rolled, on the simulated table
         self.status = ""
         self.seen: tuple[str, ...] | None = None  # the camera's reading, kept as evidence
 
@@ -37,7 +43,15 @@ class RollOffScreen(TableScreen):
         yield Footer()
 
     def on_mount(self) -> None:
+        host = self.host
+        if host.demo is not None:
+            self._driver = DemoDriver(host.demo, host.schedule, self.post_message, self.app)
         self.next_roller()
+
+    def watch_stage(self, stage: Stage) -> None:
+        if self._driver is not None:
+            self._driver.at(stage, TurnView(self.host.session.game, self.cult, tuple(self.entry.faces), 6,
+                                            self._truth))
 
     def _rounds_table(self) -> Table:
         g = self.host.session.game
@@ -59,9 +73,9 @@ class RollOffScreen(TableScreen):
     def refresh_view(self) -> None:
         self.query_one("#rounds", Static).update(self._rounds_table())
         roll = Text("")
-        if self.stage in ("roll", "wait"):
+        if self.stage in (Stage.ROLL, Stage.WAIT):
             roll = Text.assemble(("roll", "bold"), f" {self.cult}: ", (self.entry.text(), "bold cyan"))
-            if self.stage == "roll":
+            if self.stage is Stage.ROLL:
                 roll.append(" · keys i 1 2 3 e, enter", style="dim")
         self.query_one("#roll", Static).update(roll)
         self.query_one("#status", Static).update(Text(self.status, style="italic"))
@@ -70,7 +84,7 @@ class RollOffScreen(TableScreen):
         session = self.host.session
         g = session.game
         if g.start_cult is not None:
-            self.stage = "done"
+            self.stage = Stage.DONE
             self.status = f"{g.start_cult} is the start cult and takes the start-cult stone. enter: play"
             self.refresh_view()
             self.host.schedule(self.host.begin_phases, factor=2.0)
@@ -78,38 +92,40 @@ class RollOffScreen(TableScreen):
         todo = session.rolloff_to_roll()
         self.cult = todo[0]
         self.entry = RollEntry(6)
-        self.seen = None
+        self.seen = self._truth = None
         ro = g.rolloff
         tie = ro is not None and len(ro.rounds) > 1
         lead = f"tie: {' and '.join(ro.contenders)} roll again (ST2). " if tie and ro else ""
         camera = self.host.camera
         if camera is not None:
-            self.stage = "wait"
+            self.stage = Stage.WAIT
             self.status = lead + f"waiting for {self.cult}'s roll…"
             self.read_roll_later(camera, self.cult, 6)
         else:
-            self.stage = "roll"
+            self.stage = Stage.ROLL
             self.status = lead + f"{self.cult} rolls 6 dice: key them in"
         self.refresh_view()
 
     def on_roll_seen(self, msg: RollSeen) -> None:
-        if not self.is_current or self.stage != "wait" or msg.cult != self.cult:
+        if not self.is_current or self.stage is not Stage.WAIT or msg.cult != self.cult:
             return
         self.seen = msg.seen.roll
-        faces = list(msg.seen.roll) if len(msg.seen.roll) == 6 else []
-        if self.host.demo is not None and msg.seen.truth is not None:
-            # The demo's secretary keys whatever the camera could not read.
-            faces = [t if f == "?" else f for f, t in zip(faces or msg.seen.truth, msg.seen.truth, strict=True)]
-        self.entry = RollEntry(6, faces)
-        self.stage = "roll"
+        self._truth = msg.seen.truth
+        self.entry = RollEntry(6, list(msg.seen.roll) if len(msg.seen.roll) == 6 else [])
         if self.entry.complete:
             self.host.schedule(self.confirm)
         else:
             self.status = "key the dice the camera could not read"
+        self.stage = Stage.ROLL
         self.refresh_view()
 
+    def on_roll_keyed(self, msg: RollKeyed) -> None:
+        if self.is_current and self.stage is Stage.ROLL:
+            self.entry = RollEntry(6, list(msg.faces))
+            self.confirm()
+
     def on_camera_failed(self, msg: CameraFailed) -> None:
-        self.stage = "roll"
+        self.stage = Stage.ROLL
         self.status = f"camera: {msg.reason}; key the roll by hand"
         self.refresh_view()
 
@@ -133,9 +149,9 @@ class RollOffScreen(TableScreen):
         self.next_roller()
 
     def on_key(self, event: events.Key) -> None:
-        if self.stage == "done" and event.key == "enter":
+        if self.stage is Stage.DONE and event.key == "enter":
             self.host.begin_phases()
-        elif self.stage != "roll":
+        elif self.stage is not Stage.ROLL:
             return
         elif self.entry.key(event.key):
             pass

@@ -1,0 +1,79 @@
+"""The phase screen's lines, each a small widget that owns its text.
+
+The screen keeps the turn (its ``Stage``, the roll being keyed, the words of
+the call); each line is told that state and words it itself.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from rich.text import Text
+from textual.widgets import Static
+
+from ..rules import Game, Word
+from ..vision.seen import UNKNOWN
+from .entry import RollEntry, words_text
+
+
+class Stage(StrEnum):
+    """Where a turn stands on the phase screen."""
+
+    WAIT = "wait"  # the camera reads the roll, or the layout after a call
+    ROLL = "roll"  # the secretary keys or completes the roll
+    CALL = "call"  # the words of the call, or a choice from the legal calls
+    GIVE_UP = "give up"  # g was pressed: the face of the die given up comes next
+    FORFEIT = "forfeit"  # V2 forfeit option: the face of the die forfeited comes next
+    DISPUTE = "dispute"  # the camera disagrees with the rules about a layout
+    SCORING = "scoring"  # the turn ended the phase: the scoring is shown
+    DONE = "done"  # the verdict stands until the next turn begins
+    OVER = "over"  # the game has ended
+
+    @property
+    def keying(self) -> bool:
+        """The roll is still the turn's (not yet gone to the layout, the center or the pool)."""
+        return self in (Stage.ROLL, Stage.CALL, Stage.GIVE_UP, Stage.FORFEIT)
+
+
+class TitleLine(Static):
+    def show(self, g: Game, who: str | None, correcting: bool, demo: str | None) -> None:
+        """``demo`` is the demo's pace ("", "PAUSED", "fast"), None outside the demo."""
+        title = f"Phase {g.phase}  ·  start cult {g.phase_start}  ·  "
+        title += f"{who}'s turn" if not g.finished else "game over"
+        if correcting:
+            title += "  ·  CORRECTING the last turn"
+        if demo is not None:
+            title += "  ·  demo" + (f" {demo}" if demo else "")
+        self.update(Text(title, style="bold"))
+
+
+class RollLine(Static):
+    def show(self, stage: Stage, cult: str, entry: RollEntry, picked: int | None) -> None:
+        label = "last roll" if stage in (Stage.DONE, Stage.SCORING) else "roll"
+        size = entry.size
+        roll = Text.assemble((label, "bold"), f" {cult} ({size} {'die' if size == 1 else 'dice'}): ")
+        for i, face in enumerate(entry.text().split(" ")):  # the die picked on the map stands out
+            hit = stage is Stage.ROLL and i == picked
+            roll.append(face, "bold black on bright_yellow" if hit else "bold red" if face == UNKNOWN else "bold cyan")
+            roll.append(" " if i + 1 < max(size, 1) else "")
+        if stage is Stage.ROLL:
+            roll.append(" · i 1 2 3 e, enter, left/right pick" if size > 1 else
+                        " · keys i 1 2 3 e, enter", style="dim")
+        self.update(roll)
+
+
+class CallLine(Static):
+    def show(self, stage: Stage, words: list[Word]) -> None:
+        call = Text.assemble(("call", "bold"), " ", (words_text(words), "bold magenta"))
+        if stage is Stage.GIVE_UP:
+            call.append(" · give up: key the face", style="dim")
+        elif stage is Stage.CALL:
+            call.append(" · keys i c f p, enter · l legal · g give up · esc edit the roll", style="dim")
+        elif stage is Stage.FORFEIT:
+            call.append(" · forfeit: key the face of the die to give up", style="dim")
+        self.update(call)
+
+
+class StatusLine(Static):
+    def show(self, status: str) -> None:
+        self.update(Text(status, style="italic"))
