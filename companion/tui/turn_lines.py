@@ -11,8 +11,9 @@ from enum import StrEnum
 from rich.text import Text
 from textual.widgets import Static
 
-from ..rules import Game, Word
+from ..rules import Action, Game, Verdict, Word
 from ..vision.seen import UNKNOWN
+from .describe import action_text, consequences, legal_calls_text, rule_sentence
 from .entry import RollEntry, words_text
 
 
@@ -72,6 +73,27 @@ class CallLine(Static):
         elif stage is Stage.FORFEIT:
             call.append(" · forfeit: key the face of the die to give up", style="dim")
         self.update(call)
+
+
+class VerdictLine(Static):
+    """The last verdict, which stays until the next one."""
+
+    def illegal(self, cult: str, verdict: Verdict, action: Action) -> None:
+        self.update(Text.assemble(
+            f"{cult}: ", ("ILLEGAL", "bold red"), " ", (f"{verdict.rule}", "bold"), f" · {action_text(action)}\n",
+            f"{rule_sentence(verdict)}.\n",
+            ("legal: ", "bold"), legal_calls_text(verdict.legal),
+        ))
+
+    def legal(self, cult: str, action: Action, before: Game) -> None:
+        """``before`` is the state the action was judged in: its consequences are worked out there."""
+        self.update(Text.assemble(
+            f"{cult}: ", ("LEGAL", "bold green"), " ", (action_text(action), "bold"), "\n",
+            consequences(before, cult, action),
+        ))
+
+    def forfeited(self, cult: str, face: str) -> None:
+        self.update(Text.assemble(f"{cult}: ", ("FORFEIT", "bold yellow"), f" gives up {face} to the center (V2)"))
 
 
 class StatusLine(Static):

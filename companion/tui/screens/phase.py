@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from functools import partial
 
-from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -31,8 +30,6 @@ from ..describe import (
     FACE_KEYS,
     WORD_KEYS,
     action_text,
-    consequences,
-    legal_calls_text,
     rule_sentence,
 )
 from ..entry import RollEntry, matching, plain_action
@@ -46,7 +43,7 @@ from ..messages import (
     TableSeen,
 )
 from ..tablemap import DiePicked, MapView, TableMap, roll_places
-from ..turn_lines import CallLine, RollLine, Stage, StatusLine, TitleLine
+from ..turn_lines import CallLine, RollLine, Stage, StatusLine, TitleLine, VerdictLine
 from ..widgets import Board, center_line
 from .info import EndScreen, HistoryScreen
 from .modals import ChoiceScreen, DisputeScreen, ScoringScreen, difference_text, largest_first
@@ -77,7 +74,6 @@ class PhaseScreen(TableScreen):
         self.correcting = False  # the roll and call replace the last turn (x)
         self.recall = False  # the cult calls again after an illegal call (V2)
         self._driver: DemoDriver | None = None
-        self.verdict = Text("")
         self.status = ""
         self._pending: TurnResult | None = None  # a legal turn waiting for the layout check
         self.seen: tuple[str, ...] | None = None  # the camera's reading of this roll, kept as evidence
@@ -99,7 +95,7 @@ class PhaseScreen(TableScreen):
                 yield Static(id="center")
                 yield RollLine(id="roll")
                 yield CallLine(id="call")
-                yield Static(id="verdict")
+                yield VerdictLine(id="verdict")
                 yield StatusLine(id="status")
             yield TableMap(id="map")
         yield Footer()
@@ -133,7 +129,6 @@ class PhaseScreen(TableScreen):
         self.query_one("#center", Static).update(center_line(g))
         self.query_one(RollLine).show(self.stage, self.cult, self.entry, self.picked)
         self.query_one(CallLine).show(self.stage, self.words)
-        self.query_one("#verdict", Static).update(self.verdict)
         self.query_one(StatusLine).show(self.status)
         self.query_one(TableMap).show(self.map_view())
 
@@ -376,7 +371,7 @@ class PhaseScreen(TableScreen):
             self.status = f"{outcome.rule}: {rule_sentence(outcome.verdict)}; key a face of the roll"
             self.refresh_view()
             return
-        self.verdict = Text.assemble(f"{self.cult}: ", ("FORFEIT", "bold yellow"), f" gives up {face} to the center (V2)")
+        self.query_one(VerdictLine).forfeited(self.cult, face)
         self.after_turn(outcome)
 
     def not_stored(self, exc: StoreError) -> None:
@@ -446,12 +441,7 @@ class PhaseScreen(TableScreen):
         self.host.save_record()
         self.words = []
         if not outcome.accepted:
-            err = outcome.verdict
-            self.verdict = Text.assemble(
-                f"{self.cult}: ", ("ILLEGAL", "bold red"), " ", (f"{err.rule}", "bold"), f" · {action_text(action)}\n",
-                f"{rule_sentence(err)}.\n",
-                ("legal: ", "bold"), legal_calls_text(err.legal),
-            )
+            self.query_one(VerdictLine).illegal(self.cult, outcome.verdict, action)
             self.recall = True
             if outcome.must_forfeit:
                 self.status = f"house rule: {self.cult} forfeits a die for the illegal call (V2): key its face"
@@ -462,10 +452,7 @@ class PhaseScreen(TableScreen):
             self.refresh_view()
             return
         self.correcting = self.recall = False
-        self.verdict = Text.assemble(
-            f"{self.cult}: ", ("LEGAL", "bold green"), " ", (action_text(action), "bold"), "\n",
-            consequences(before, self.cult, action),
-        )
+        self.query_one(VerdictLine).legal(self.cult, action, before)
         expected = tuple(before.layouts[self.cult]) + (action.place if isinstance(action, CallAction) else ())
         camera = self.host.camera
         if camera is not None and isinstance(action, CallAction) and action.place:
