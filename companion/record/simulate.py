@@ -3,7 +3,6 @@ benchmarks and the demo. The dice are rolled here, never in the rules."""
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 from collections.abc import Callable, Iterator
@@ -142,20 +141,31 @@ def iter_game(
         yield emit(TotalsLine(tuple(g.totals.items())))
 
 
-def simulate_main(args: argparse.Namespace) -> int:
+def simulate_command(
+    cults: int,
+    seed: int,
+    games: int,
+    out_dir: str | None,
+    strategy: str,
+    *,
+    target: int | None = None,
+    start_rule: str = "sum",
+    doublers: str = "return",
+) -> int:
+    """``companion simulate``: ``games`` seeded games, printed or written to ``out_dir``."""
     from ..rules.options import OptionsError
 
     try:
         opts = Options.make(
-            [f"Cult{i + 1}" for i in range(args.cults)],
-            target=args.target,
-            start_rule=args.start_rule,
-            doublers=args.doublers,
+            [f"Cult{i + 1}" for i in range(cults)],
+            target=target,
+            start_rule=start_rule,
+            doublers=doublers,
         )
     except OptionsError as exc:
         print(f"companion simulate: {exc.message}", file=sys.stderr)
         return 2
-    out = Path(args.out) if args.out else None
+    out = Path(out_dir) if out_dir else None
     if out:
         try:
             out.mkdir(parents=True, exist_ok=True)
@@ -163,27 +173,27 @@ def simulate_main(args: argparse.Namespace) -> int:
             print(f"companion simulate: cannot make the folder {out}: {exc.strerror}", file=sys.stderr)
             return 2
     names = list(STRATEGIES)
-    for n in range(args.games):
-        seed = args.seed + n
-        pick = random.Random(seed * 7919)
+    for n in range(games):
+        game_seed = seed + n
+        pick = random.Random(game_seed * 7919)
         strategies = {
-            c: STRATEGIES[args.strategy] if args.strategy != "mixed" else STRATEGIES[pick.choice(names)]
+            c: STRATEGIES[strategy] if strategy != "mixed" else STRATEGIES[pick.choice(names)]
             for c in opts.cults
         }
-        sim = play_game(opts, seed, strategies, tags={"Event": "Simulation", "Round": str(seed)})
+        sim = play_game(opts, game_seed, strategies, tags={"Event": "Simulation", "Round": str(game_seed)})
         if out:
             try:
-                (out / f"game-{seed:06d}.txt").write_text(sim.record, encoding="utf-8")
+                (out / f"game-{game_seed:06d}.txt").write_text(sim.record, encoding="utf-8")
             except OSError as exc:
                 print(f"companion simulate: cannot write to {out}: {exc.strerror}", file=sys.stderr)
                 return 2
         else:
             sys.stdout.write(sim.record)
-            if n + 1 < args.games:
+            if n + 1 < games:
                 sys.stdout.write("\n")
     if out:
-        first, last = f"game-{args.seed:06d}.txt", f"game-{args.seed + args.games - 1:06d}.txt"
-        which = first if args.games == 1 else f"{first} … {last}"
-        print(f"companion simulate: {args.games} record{'s' if args.games != 1 else ''} written to {out}/ ({which})",
+        first, last = f"game-{seed:06d}.txt", f"game-{seed + games - 1:06d}.txt"
+        which = first if games == 1 else f"{first} … {last}"
+        print(f"companion simulate: {games} record{'s' if games != 1 else ''} written to {out}/ ({which})",
               file=sys.stderr)
     return 0
