@@ -14,7 +14,9 @@ from ..rules.calls import shape_of
 from ..rules.faces import DIE_SIDES, tentacle_value
 from ..rules.game import Game
 from ..rules.options import Options
-from .notation import Event, PhaseLine, ScoreLine, StartRoll, TotalsLine, Turn
+from .notation import Event, StartRoll, Turn
+from .recorded import RecordedGame
+from .tags import tags_for
 from .writer import write_record
 
 Strategy = Callable[[Game, str, tuple[str, ...], tuple[Action, ...], random.Random], Action]
@@ -71,8 +73,12 @@ STRATEGIES: dict[str, Strategy] = {"random": random_legal, "greedy": greedy, "ca
 class SimGame:
     tags: dict[str, str]
     events: list[Event] = field(default_factory=list)
-    game: Game | None = None
+    recorded: RecordedGame | None = None
     cut: bool = False
+
+    @property
+    def game(self) -> Game | None:
+        return self.recorded.game if self.recorded else None
 
     @property
     def record(self) -> str:
@@ -80,13 +86,7 @@ class SimGame:
 
 
 def new_game(options: Options, tags: dict[str, str] | None = None) -> SimGame:
-    all_tags = {"Cults": " ".join(options.cults), "Target": str(options.target)}
-    if options.start_rule.value != "sum":
-        all_tags["StartRule"] = options.start_rule.value
-    if options.doublers.value != "return":
-        all_tags["Doublers"] = options.doublers.value
-    all_tags.update(tags or {})
-    return SimGame(all_tags, game=Game(options))
+    return SimGame(tags_for(options, tags), recorded=RecordedGame(options))
 
 
 def play_game(
@@ -106,39 +106,38 @@ def play_game(
 def iter_game(
     sim: SimGame, seed: int, strategies: dict[str, Strategy] | None = None
 ) -> Iterator[Event]:
-    """Play ``sim``'s game with seeded dice, yielding each event after it is applied."""
+    """Play ``sim``'s game with seeded dice, yielding each line of its record after it is applied."""
     rng = random.Random(seed)
-    g = sim.game
-    assert g is not None
+    rec = sim.recorded
+    assert rec is not None
+    g = rec.game
     strat = strategies or {c: random_legal for c in g.cults}
 
     def emit(ev: Event) -> Event:
+        rec.apply_line(ev)
         sim.events.append(ev)
         return ev
 
     while g.start_cult is None:
         contenders = g.rolloff.contenders if g.rolloff else g.cults
         for c in contenders:
-            faces = roll_dice(rng, 6)
-            g.roll_start(c, faces)
-            yield emit(StartRoll(c, faces))
+            yield emit(StartRoll(c, roll_dice(rng, 6)))
     while not g.finished:
         if g.phase > MAX_PHASES:
             sim.cut = True
             return
-        g.mark_phase(g.phase, g.start_cult)
-        yield emit(PhaseLine(g.phase, g.start_cult))
+        line = rec.phase_line(None)
+        assert line is not None
+        yield emit(line)
         phase = g.phase
         while g.phase == phase and not g.finished:
             cult = g.to_move
             assert cult is not None
             roll = roll_dice(rng, g.pools[cult])
             legal = g.legal_actions(roll, cult)
-            action = strat[cult](g, cult, roll, legal, rng)
-            g.play(cult, roll, action)
-            yield emit(Turn(cult, roll, action))
-        yield emit(ScoreLine(tuple(g.results[-1].scores.items())))
-        yield emit(TotalsLine(tuple(g.totals.items())))
+            yield emit(Turn(cult, roll, strat[cult](g, cult, roll, legal, rng)))
+        for end in rec.phase_end_lines():
+            yield emit(end)
 
 
 def simulate_command(

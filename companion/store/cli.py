@@ -66,7 +66,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_standings(args: argparse.Namespace) -> int:
-    from .standings import standings, standings_text
+    from ..record.standings import standings, standings_text
 
     ranked, aside, counted = standings(args.records)
     if args.json:

@@ -14,7 +14,7 @@ from ..record.notation import Turn
 from ..rules import Action, Game, Options, PhaseResult, RuleError
 from ..secretary import Evidence, Secretary, SecretaryError, TurnResult
 from ..store.base import Kind
-from ..store.fold import Folder
+from ..store.fold import StoredGame
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +105,7 @@ class TableSession:
         inputs = self.sec.inputs
         if self.last_turn() is None:
             raise SecretaryError("there is no accepted turn to correct")
-        before = Folder(self.options)
+        before = StoredGame(self.options)
         for inp in inputs[:-1]:
             before.apply(inp.seq, inp.kind, inp.event)
         return before.game
