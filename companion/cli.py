@@ -7,15 +7,37 @@ import importlib
 import json
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TypeAlias
 
 from . import __version__
 
-# Sub-command groups that live beside their code; each module exposes
-# add_commands(subparsers). A group whose optional dependencies are missing
-# is left out rather than breaking the whole command.
-_GROUPS = {
-    "vision": ("companion.vision.read_cli", "companion.vision.faces_cli"),
-}
+#: Every command of `companion`, in the order `companion --help` lists them: the group it
+#: stands in (None: the top level), the module that holds it and the function of that module
+#: that adds it to the subparsers. A module is imported when the parser is built, so a command
+#: costs its imports only then; a module that cannot be imported is an error that names it,
+#: never a command that silently goes missing. Handlers unpack their arguments here or in
+#: their module's command functions; library code gets plain values.
+REGISTRY: tuple[tuple[str | None, str, str], ...] = (
+    (None, "companion.cli", "add_record_commands"),  # replay, simulate
+    ("vision", "companion.vision.read_cli", "add_read"),
+    ("vision", "companion.vision.faces_cli", "add_commands"),  # enroll
+    (None, "companion.vision.read_cli", "add_calibrate"),
+    (None, "companion.tui.cli", "add_commands"),  # play
+    (None, "companion.cli", "add_demo"),
+    (None, "companion.store.cli", "add_commands"),  # export, standings, verify, key
+    (None, "companion.doctor", "add_commands"),
+    (None, "companion.voice.cli", "add_commands"),
+    (None, "companion.dicestats", "add_commands"),  # stats
+)
+#: What each group is for, in `companion --help`.
+GROUPS = {"vision": "vision commands"}
+
+Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+
+class BrokenCommand(ImportError):
+    """A command module that cannot be imported: a fault of the installation, said loudly."""
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
@@ -38,9 +60,23 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from .record.simulate import simulate_main
+    from .record.simulate import simulate_command
 
-    return simulate_main(args)
+    return simulate_command(args.cults, args.seed, args.games, args.out, args.strategy,
+                            target=args.target, start_rule=args.start_rule, doublers=args.doublers)
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    # --resume finishes a headless demo game: the screen demo keeps no game to resume
+    if not args.headless and not args.resume:
+        from .tui.app import run_demo
+
+        code: int = run_demo(args)
+        return code
+    from .demo import run_headless
+
+    return run_headless(Path(args.db) if args.db else None, seed=args.seed, cults=args.cults,
+                        resume=args.resume, crash_after=args.crash_after)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -49,7 +85,30 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="`companion COMMAND --help` describes a command. Guides: README.md, docs/game-night.md.")
     p.add_argument("--version", action="version", version=f"companion {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    groups: dict[str, Subparsers] = {}
+    for group, module, function in REGISTRY:
+        if group is None:
+            target = sub
+        elif group in groups:
+            target = groups[group]
+        else:
+            gp = sub.add_parser(group, help=GROUPS[group])
+            target = groups[group] = gp.add_subparsers(dest="subcommand", metavar="COMMAND")
+        _register(module, function)(target)
+    return p
 
+
+def _register(module: str, function: str) -> Callable[[Subparsers], None]:
+    try:
+        mod = importlib.import_module(module)
+    except ImportError as exc:
+        raise BrokenCommand(f"the commands of {module} cannot be imported: {exc}") from exc
+    add: Callable[[Subparsers], None] = getattr(mod, function)
+    return add
+
+
+def add_record_commands(sub: Subparsers) -> None:
+    """replay and simulate: the game record's commands."""
     r = sub.add_parser("replay", help="check a game record against the rules",
                        description="Replays a game record (NOTATION.md) line by line. "
                                    "Exit 0 ok, 1 a line breaks a rule, 2 the file cannot be read.")
@@ -73,27 +132,28 @@ def build_parser() -> argparse.ArgumentParser:
                    help="doubler stones return after scoring or stay with a cult (DB2; default return)")
     s.set_defaults(func=_cmd_simulate)
 
-    for group, modules in _GROUPS.items():
-        gp = sub.add_parser(group, help=f"{group} commands")
-        gsub = gp.add_subparsers(dest="subcommand", metavar="COMMAND")
-        for mod in modules:
-            _add_from(mod, gsub)
-    _add_from("companion.vision.calibrate_cli", sub)
-    _add_from("companion.tui.cli", sub)
-    _add_from("companion.store.cli", sub)
-    _add_from("companion.doctor", sub)
-    _add_from("companion.voice.cli", sub)
-    _add_from("companion.dicestats", sub)
-    return p
 
-
-def _add_from(module: str, subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    try:
-        mod = importlib.import_module(module)
-    except ImportError:
-        return
-    add: Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None] = mod.add_commands
-    add(subparsers)
+def add_demo(sub: Subparsers) -> None:
+    d = sub.add_parser(
+        "demo", help="a whole game on the simulated table",
+        description="On screen: Anna, Ben, Cleo… play to 60 points on the simulated table; the renderer "
+                    "draws each roll and the vision pipeline reads it (when it reads a test table right), "
+                    "the table map shows what was read, and a cult makes an illegal call now and then. "
+                    "With --headless: the game of `companion simulate --seed S --cults N` (Cult1, Cult2…, "
+                    "the rulebook's target) is fed to the secretary, stored, and its record printed.")
+    d.add_argument("--headless", action="store_true", help="no screens: print the record and the winners")
+    d.add_argument("--db", metavar="PATH",
+                   help="keep the game in this database (default: a throw-away one on screen; "
+                        "the user data folder with --headless, so that --resume can finish it)")
+    # None when not given: --resume then takes any unfinished demo game, not only seed 1
+    d.add_argument("--seed", type=int, help="the seed of the dice (default 1)")
+    d.add_argument("--cults", type=int, choices=range(2, 7), metavar="N", help="2 to 6 cults (default 3)")
+    d.add_argument("--target", type=int, help="on screen: points to win (default 60, a short game)")
+    d.add_argument("--pace", type=float, help="seconds between steps on screen (default 0.4)")
+    d.add_argument("--resume", action="store_true",
+                   help="finish the unfinished --headless demo game of --db without asking (headless)")
+    d.add_argument("--crash-after", type=int, help=argparse.SUPPRESS)  # tests: kill -9 after N events
+    d.set_defaults(func=_cmd_demo)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -10,7 +10,6 @@ through rendered frames and the vision reader instead.
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import random
 import signal
@@ -96,15 +95,15 @@ def _matches(info: GameInfo, seed: int | None, cults: int | None) -> bool:
     return cults is None or len(info.tags.get("Cults", "").split()) == cults
 
 
-def _demo_info(sec: Secretary, args: argparse.Namespace) -> GameInfo | None:
+def _demo_info(sec: Secretary, seed: int | None, cults: int | None, resume: bool,
+               db: Path | None) -> GameInfo | None:
     """The unfinished demo game to resume, asking when a person is at the keyboard.
 
     Only a game that fits the ``--seed`` and ``--cults`` given is taken, so
     that "the same command with --resume" finishes the same game.
     """
-    seed, cults = getattr(args, "seed", None), getattr(args, "cults", None)
     games = list(reversed(sec.store.games()))
-    if getattr(args, "resume", False):
+    if resume:
         info = next((g for g in games if _matches(g, seed, cults)), None)
         if info is None:
             print("companion demo: no unfinished demo game to resume; starting a new one", file=sys.stderr)
@@ -121,8 +120,8 @@ def _demo_info(sec: Secretary, args: argparse.Namespace) -> GameInfo | None:
         return info if answer.strip().lower() in ("", "y", "yes") else None
     demo = info.meta["demo"]
     n = len(info.tags.get("Cults", "").split())
-    db = f" --db {args.db}" if getattr(args, "db", None) else ""
-    print(f"companion demo: game {info.id} is unfinished; `companion demo --headless{db} --seed {demo['seed']} "
+    db_opt = f" --db {db}" if db else ""
+    print(f"companion demo: game {info.id} is unfinished; `companion demo --headless{db_opt} --seed {demo['seed']} "
           f"--cults {n} --resume` finishes it. Starting a new game.", file=sys.stderr)
     return None
 
@@ -157,28 +156,29 @@ def play(
         raise DemoError("the simulated game stopped before it ended")
 
 
-def run_headless(args: argparse.Namespace) -> int:
-    db = Path(args.db) if getattr(args, "db", None) else default_db_path()
+def run_headless(db: Path | None = None, *, seed: int | None = None, cults: int | None = None,
+                 resume: bool = False, crash_after: int | None = None) -> int:
+    """``companion demo --headless``: the game of ``companion simulate`` kept by the secretary."""
     try:
-        sec = Secretary.open(db)
+        sec = Secretary.open(db or default_db_path())
     except StoreError as exc:
         print(f"companion demo: {exc}", file=sys.stderr)
         return 2
     try:
-        info = _demo_info(sec, args)
+        info = _demo_info(sec, seed, cults, resume, db)
         if info is not None:
             sec.resume(info.id)
             seed, strategies = _demo_meta(info)
             print(f"companion demo: resuming game {info.id} (seed {seed}) after {len(sec.events)} events",
                   file=sys.stderr)
         else:
-            seed = DEFAULT_SEED if args.seed is None else args.seed
+            seed = DEFAULT_SEED if seed is None else seed
             # the game of `companion simulate --seed S --cults N`, which the tests compare with
-            options = Options.make([f"Cult{i + 1}" for i in range(args.cults or DEFAULT_CULTS)])
+            options = Options.make([f"Cult{i + 1}" for i in range(cults or DEFAULT_CULTS)])
             strategies = strategy_names(seed, options.cults)
             sec.start_game(options, demo_tags(seed), {"demo": {"seed": seed, "strategies": strategies}})
         table = SeededGame(sec.options, seed, strategies)
-        play(sec, table, after_event=_crash_hook(getattr(args, "crash_after", None)))
+        play(sec, table, after_event=_crash_hook(crash_after))
         sys.stdout.write(sec.record_text())
         return 0
     except (StoreError, SecretaryError, DemoError, OptionsError) as exc:
@@ -213,18 +213,3 @@ def _crash_hook(after: int | None) -> Callable[[], None] | None:
             os.kill(os.getpid(), signal.SIGKILL)
 
     return hook
-
-
-def run(args: argparse.Namespace) -> int:
-    """``companion demo``: the screens when they exist and are wanted, else headless."""
-    # --resume finishes a headless demo game: the screen demo keeps no game to resume
-    if not getattr(args, "headless", False) and not getattr(args, "resume", False):
-        try:  # the screens are optional: their dependencies may be missing
-            app = importlib.import_module("companion.tui.app")
-        except ImportError:
-            app = None
-        run_demo = getattr(app, "run_demo", None)
-        if callable(run_demo):
-            code: int = run_demo(args)
-            return code
-    return run_headless(args)

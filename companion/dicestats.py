@@ -219,7 +219,7 @@ def games_from_db(path: Path) -> list[GameRolls]:
         out = []
         for info in store.games():
             ex = load(store, info)
-            rolls = rolls_of_events(inp.event for inp in ex.folder.inputs)
+            rolls = rolls_of_events(inp.event for inp in ex.kept.inputs)
             out.append(GameRolls(f"{path.name} game {info.id}", dict(info.tags), rolls))
         return out
     finally:
@@ -229,7 +229,7 @@ def games_from_db(path: Path) -> list[GameRolls]:
 def games_from_paths(paths: list[str]) -> tuple[list[GameRolls], list[str]]:
     """Every game of the databases and records given; sentences for those set aside."""
     from .record.replay import UnreadableRecord, decode_record, replay_text
-    from .store.standings import expand
+    from .record.standings import expand
 
     games: list[GameRolls] = []
     aside: list[str] = []

@@ -75,7 +75,8 @@ def check_model(ctx: Context) -> Check:
         reader = Reader.load()
     except Exception as exc:  # any load failure is reported as one sentence
         return Check("model", "fail", f"the face model does not load: {exc}",
-                     "reinstall the package (deploy/install.sh) so models/faces.onnx is present")
+                     "reinstall the package (deploy/install.sh, or pip install of the wheel) so the "
+                     "shipped models are present")
     rendered = render_frame(20261130, n_dice=12)
     readings = reader.read(rendered.image)
     right = wrong = unsure = missed = 0

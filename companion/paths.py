@@ -7,6 +7,7 @@ On the Pi the service sets XDG_DATA_HOME and XDG_CONFIG_HOME below
 from __future__ import annotations
 
 import os
+from importlib import resources
 from pathlib import Path
 
 
@@ -38,8 +39,20 @@ def profile_dir() -> Path:
     return config_dir() / "profile"
 
 
+def shipped_file(folder: str, filename: str) -> Path:
+    """A file the companion ships in a top-level folder of its checkout (models/, calibration/).
+
+    Installed from a wheel, it is package data at companion/FOLDER/FILENAME (setup.py puts it
+    there); in a checkout (deploy/install.sh installs it editable) it stands at FOLDER/FILENAME
+    beside the package. The path may not exist: the caller says what is missing.
+    """
+    packaged = resources.files(__package__ or "companion").joinpath(folder, filename)
+    if isinstance(packaged, Path) and packaged.is_file():
+        return packaged
+    return Path(__file__).resolve().parents[1] / folder / filename
+
+
 def shipped_model(env_var: str, filename: str) -> Path:
-    """A shipped model: the path in ``env_var`` if set, else models/FILENAME of this checkout
-    (deploy/install.sh installs the checkout editable, so models/ stays beside the code)."""
+    """A shipped model: the path in ``env_var`` if set, else the installed or checkout one."""
     env = os.environ.get(env_var, "").strip()
-    return Path(env) if env else Path(__file__).resolve().parents[1] / "models" / filename
+    return Path(env) if env else shipped_file("models", filename)

@@ -27,12 +27,13 @@ from typing import Any
 
 from .fileperm import write_private
 from .record.notation import NAME_RE, StartRoll, Turn, format_event, parse_line
+from .record.tags import tags_for
 from .rules.actions import Action, GiveUp
 from .rules.game import Game, PhaseResult
 from .rules.options import IllegalCall, Options
 from .rules.verdicts import OK, RuleError, Verdict
 from .store.base import Evidence, GameInfo, GameStore, Kind, NewEvent, StoredEvent, StoreError
-from .store.fold import Folder, Input, fold, options_from_tags, tags_for
+from .store.fold import Input, StoredGame, fold, options_from_tags
 
 _TAG_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 # Faults in these stages are misreads or entry slips (who, how many dice, game
@@ -73,7 +74,7 @@ class Secretary:
     def __init__(self, store: GameStore) -> None:
         self.store = store
         self._info: GameInfo | None = None
-        self._folder: Folder | None = None
+        self._folder: StoredGame | None = None
         self._events: list[StoredEvent] = []
         self._repairs_said = 0
         self._rescued: str | None = None
@@ -98,7 +99,7 @@ class Secretary:
         _check_names(options, tags or {})
         info = self.store.create_game(tags_for(options, tags), meta)
         self._info = info
-        self._folder = Folder(options)
+        self._folder = StoredGame(options)
         self._events = []
         return info.id
 
@@ -219,7 +220,7 @@ class Secretary:
         last = inputs[-1] if inputs else None
         return last.event if last is not None and last.kind is Kind.TURN and isinstance(last.event, Turn) else None
 
-    def _before_last_turn(self) -> tuple[Folder, str, int]:
+    def _before_last_turn(self) -> tuple[StoredGame, str, int]:
         """The game just before the last accepted turn, its cult and its event."""
         f = self._need()
         last = f.inputs[-1] if f.inputs else None
@@ -228,7 +229,7 @@ class Secretary:
             raise SecretaryError("there is no accepted turn to correct")
         if f.pending_forfeit is not None:
             raise SecretaryError(f"{f.pending_forfeit.cult} must first give up a die after its illegal call")
-        before = Folder(f.options)
+        before = StoredGame(f.options)
         for inp in f.inputs[:-1]:
             before.apply(inp.seq, inp.kind, inp.event)
         return before, turn.cult, last.seq
@@ -289,7 +290,7 @@ class Secretary:
         return f.text(self._info.tags, comments)
 
     # ------------------------------------------------------------ helpers
-    def _need(self) -> Folder:
+    def _need(self) -> StoredGame:
         if self._folder is None:
             raise SecretaryError("no game is open: start a new game or resume one")
         return self._folder

@@ -12,6 +12,7 @@ import struct
 import subprocess
 import sys
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -56,7 +57,7 @@ def _wav(rate: int, data: bytes) -> bytes:
     return b"RIFF" + struct.pack("<I", 4 + len(body)) + body
 
 
-CASES = {
+CASES: dict[str, tuple[str, str, Callable[[], bytes] | None]] = {
     "png 30000x30000": ("image", "big.png", lambda: _png(30000, 30000)),
     "png chunk of 1 GB": ("image", "chunk.png", lambda: _png(64, 64, 2**30)),
     "wav at 1 Hz": ("wav", "1hz.wav", lambda: _wav(1, b"\0" * 32000)),

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from companion.vision.calibration import (
@@ -40,7 +41,8 @@ class Read:
     face: str
     confidence: float
 
-def _tilted_view(angle: float = 12.0) -> tuple[np.ndarray, Calibration]:
+
+def _tilted_view(angle: float = 12.0) -> tuple[npt.NDArray[np.uint8], Calibration]:
     """The mat seen by a slightly rotated, perspective camera, and the true mapping."""
     nominal = nominal_calibration((1600, 1200), fill=0.85)
     img = draw_mat_view(nominal)
@@ -67,11 +69,11 @@ def test_markers_and_homography_of_a_tilted_view() -> None:
 
 def test_blur_darkness_and_small_dice_are_explained() -> None:
     view, _ = _tilted_view()
-    blurred = calibrate(cv2.GaussianBlur(view, (0, 0), 3.5))
+    blurred = calibrate(np.asarray(cv2.GaussianBlur(view, (0, 0), 3.5), np.uint8))
     assert any("blurred" in p for p in blurred.problems)
     dark = calibrate((view * 0.2).astype(np.uint8))
     assert any("too dark" in p for p in dark.problems)
-    small = cv2.resize(view, (800, 600), interpolation=cv2.INTER_AREA)
+    small = np.asarray(cv2.resize(view, (800, 600), interpolation=cv2.INTER_AREA), np.uint8)
     report = calibrate(small)
     assert any("too small" in p and "closer" in p for p in report.problems)
 
@@ -130,7 +132,7 @@ def test_zones_for_every_game_size(cults: int) -> None:
     for a in layouts:
         for b in layouts:
             if a is not b:
-                pa, pb = np.float32(a.polygon), np.float32(b.polygon)
+                pa, pb = np.asarray(a.polygon, np.float32), np.asarray(b.polygon, np.float32)
                 area, _ = cv2.intersectConvexConvex(pa, pb)
                 assert area < 1e-3
 
@@ -191,7 +193,7 @@ def test_mat_files_pdf_and_png(tmp_path: Path) -> None:
     for paper in ("a3", "a2"):
         png = cv2.imread(str(tmp_path / f"mat-{paper}.png"))
         assert png is not None
-        assert sorted(find_markers(png)) == [0, 1, 2, 3]
+        assert sorted(find_markers(np.asarray(png, np.uint8))) == [0, 1, 2, 3]
         pdf = (tmp_path / f"mat-{paper}.pdf").read_bytes()
         assert pdf.startswith(b"%PDF-1.4") and pdf.rstrip().endswith(b"%%EOF")
         assert b"/MediaBox [0 0 1190.55 841.89]" in pdf if paper == "a3" else b"1683.78" in pdf

@@ -69,3 +69,28 @@ def test_demo_resume_is_the_headless_demo(tmp_path: Path, capsys: pytest.Capture
     out, err = capsys.readouterr()
     assert '[Event "Demo"]' in out and "# winners: " in out
     assert "no unfinished demo game to resume" in err
+
+
+def test_every_command_comes_from_the_one_registry() -> None:
+    from companion.cli import REGISTRY
+
+    top = set(_subparsers(build_parser()))
+    assert top == {"replay", "simulate", "vision", "calibrate", "play", "demo", "export", "standings",
+                   "verify", "key", "doctor", "voice", "stats"}
+    assert set(_subparsers(_subparsers(build_parser())["vision"])) == {"read", "enroll"}
+    assert len({(m, f) for _, m, f in REGISTRY}) == len(REGISTRY)
+
+
+def test_a_command_that_cannot_be_imported_is_a_loud_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import companion.cli as cli
+
+    # a command module whose own import fails, as one with a missing dependency would
+    (tmp_path / "broken_cmds.py").write_text("import no_such_module_anywhere\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(cli, "REGISTRY", (*cli.REGISTRY, (None, "broken_cmds", "add_commands")))
+    with pytest.raises(cli.BrokenCommand, match="broken_cmds cannot be imported: No module named"):
+        main(["replay", "--help"])
+    monkeypatch.setattr(cli, "REGISTRY", cli.REGISTRY[:-1])
+    with pytest.raises(SystemExit):  # without it, the same command line works
+        main(["replay", "--help"])

@@ -149,13 +149,13 @@ def test_readers_while_a_game_is_written(tmp_path: Path) -> None:
         assert ex.problem is None
         rep = replay_text(ex.record)
         assert rep.ok, rep.error
-        seen.append(len(ex.folder.inputs))
+        seen.append(len(ex.kept.inputs))
     t.join()
     assert not errors
     assert seen == sorted(seen) and len(set(seen)) > 3  # the readers saw the game grow
     with SQLiteStore(path, create=False) as st:
         final = load(st, select(st, "last")[0])
-    assert final.folder.text(final.info.tags, comments=False) == sim.record
+    assert final.kept.text(final.info.tags, comments=False) == sim.record
     writer.close()
 
 

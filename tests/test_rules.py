@@ -312,7 +312,11 @@ def test_O2_illegal() -> None:
 
 
 # ------------------------------------------------------------------ K
-K_CASES = {
+def _k_number(kid: str) -> int:
+    return int(kid[1:])
+
+
+K_CASES: dict[str, tuple[str, str, str]] = {
     # id: (layout, roll, action)
     "K1": ("", "I22222", "IÄÄ! place I"),
     "K2": ("", "I22222", "IÄÄ! Cthulhu! place I22"),
@@ -326,7 +330,7 @@ K_CASES = {
     "K10": ("", "IE2222", "IÄÄ! Cthulhu! Ph'nglui! place I2 take center"),
     "K11": ("", "IE2222", "IÄÄ! Cthulhu! Fhtagn! place I2E"),
 }
-K_BAD = {
+K_BAD: dict[str, tuple[str, str, str, str]] = {
     "K1": ("", "122222", "IÄÄ! place I", "D1"),
     "K2": ("", "IEEEEE", "IÄÄ! Cthulhu! place I", "D3"),
     "K3": ("", "I22222", "IÄÄ! Ph'nglui! place I take center", "D5"),
@@ -341,7 +345,11 @@ K_BAD = {
 }
 
 
-@pytest.mark.parametrize("kid", sorted(K_CASES, key=lambda k: int(k[1:])))
+K_LEGAL_IDS = sorted(K_CASES, key=_k_number)
+K_BAD_IDS = sorted(K_BAD, key=_k_number)
+
+
+@pytest.mark.parametrize("kid", K_LEGAL_IDS)
 def test_K_legal(kid: str) -> None:
     layout, roll, action = K_CASES[kid]
     g = game(layouts={"A": layout})
@@ -351,7 +359,7 @@ def test_K_legal(kid: str) -> None:
     assert a in g.legal_actions(tuple(roll), "A")
 
 
-@pytest.mark.parametrize("kid", sorted(K_BAD, key=lambda k: int(k[1:])))
+@pytest.mark.parametrize("kid", K_BAD_IDS)
 def test_K_illegal(kid: str) -> None:
     layout, roll, action, rule = K_BAD[kid]
     g = game(layouts={"A": layout})

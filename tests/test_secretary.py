@@ -248,9 +248,9 @@ def test_correcting_the_last_turn_of_the_game(tmp_path: Path) -> None:
 
 
 def _ends_game(sec: Secretary, last: Turn, action: object) -> bool:
-    from companion.store.fold import Folder
+    from companion.store.fold import StoredGame
 
-    f = Folder(sec.options)
+    f = StoredGame(sec.options)
     for inp in sec.inputs[:-1]:
         f.apply(inp.seq, inp.kind, inp.event)
     f.apply(0, Kind.TURN, Turn(last.cult, last.roll, action))  # type: ignore[arg-type]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import cv2
 import numpy as np
 import pytest
@@ -13,6 +15,7 @@ from companion.synth import (
     TRAIN,
     VALIDATION,
     DiePlacement,
+    Style,
     render_frame,
     render_placed,
     style_by_name,
@@ -100,7 +103,9 @@ def test_styles_are_split_by_whole_style() -> None:
     train, val, held = ({s.name for s in g} for g in (TRAIN, VALIDATION, HELD_OUT))
     assert not (train & val) and not (train & held) and not (val & held)
     assert train | val | held == set(names)
-    pairs = lambda group: {(s.body.name, s.art.name) for s in group}  # noqa: E731
+    def pairs(group: Sequence[Style]) -> set[tuple[str, str]]:
+        return {(s.body.name, s.art.name) for s in group}
+
     assert not (pairs(TRAIN) & pairs(HELD_OUT)) and not (pairs(TRAIN) & pairs(VALIDATION))
     assert "jade" not in {s.body.name for s in TRAIN} | {s.body.name for s in VALIDATION}
     # Every drawing is still learnt from some training style.

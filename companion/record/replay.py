@@ -7,15 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..rules.game import Game
-from ..rules.options import (
-    Doublers,
-    IllegalCall,
-    Options,
-    OptionsError,
-    StartRule,
-    default_target,
-    sets_for,
-)
+from ..rules.options import OptionsError, sets_for
 from ..rules.verdicts import RuleError
 from .notation import (
     GAME_TAGS,
@@ -25,11 +17,14 @@ from .notation import (
     ScoreLine,
     StartRoll,
     Tag,
+    TotalsLine,
     Turn,
     notation_error,
     parse_count,
     parse_line,
 )
+from .recorded import RecordedGame
+from .tags import options_from_tags
 
 
 class UnreadableRecord(Exception):
@@ -91,11 +86,12 @@ def _check_name(name: str) -> None:
 
 
 class _Builder:
-    """Folds the lines of a record into tags, events and a game."""
+    """Reads the lines of a record into tags, and drives its events through a RecordedGame."""
 
     def __init__(self) -> None:
         self.out = Replay()
         self.seen_event = False
+        self.recorded: RecordedGame | None = None
 
     # -- tags
     def tag(self, t: Tag) -> None:
@@ -133,49 +129,24 @@ class _Builder:
                 plural = "s" if want > 1 else ""
                 raise RuleError("C1", f"{n_cults} cults play with {want} set{plural} of dice, not {tags['Sets']}")
 
-    def _game(self) -> Game:
-        if self.out.game is None:
-            tags = self.out.tags
-            if "Cults" not in tags:
+    def _game(self) -> RecordedGame:
+        if self.recorded is None:
+            if "Cults" not in self.out.tags:
                 raise notation_error("the record has no Cults tag before its first event")
-            cults = tuple(tags["Cults"].split())
             try:
-                opts = Options.make(
-                    cults,
-                    target=int(tags["Target"]) if "Target" in tags else default_target(len(cults)),
-                    sets=int(tags["Sets"]) if "Sets" in tags else None,
-                    start_rule=StartRule(tags.get("StartRule", "sum")),
-                    doublers=Doublers(tags.get("Doublers", "return")),
-                    illegal_call=IllegalCall(tags.get("IllegalCall", "recall")),
-                )
+                self.recorded = RecordedGame(options_from_tags(self.out.tags))
             except OptionsError as exc:
                 raise RuleError(exc.rule, exc.message) from None
-            self.out.game = Game(opts)
-        return self.out.game
+            self.out.game = self.recorded.game
+        return self.recorded
 
     # -- events
     def event(self, ev: Event) -> None:
         self.seen_event = True
-        g = self._game()
-        if isinstance(ev, Turn):
-            g.play(ev.cult, ev.roll, ev.action)
-        elif isinstance(ev, StartRoll):
-            g.roll_start(ev.cult, ev.faces)
-        elif isinstance(ev, PhaseLine):
-            g.mark_phase(ev.number, ev.start)
-        elif isinstance(ev, ScoreLine):
-            self._check_names(g, ev.points)
-            if not g.score_window or not g.results:
-                raise RuleError("E4", "a score line stands only right after a phase has ended")
-            scores = g.results[-1].scores
-            for cult, n in ev.points:
-                if scores[cult] != n:
-                    raise RuleError("SC1", f"{cult} scored {scores[cult]:+d} in this phase, not {n:+d}")
-        else:
-            self._check_names(g, ev.points)
-            for cult, n in ev.points:
-                if g.totals[cult] != n:
-                    raise RuleError("SC3", f"{cult} has {g.totals[cult]:+d} power points, not {n:+d}")
+        rec = self._game()
+        if isinstance(ev, ScoreLine | TotalsLine):
+            self._check_names(rec.game, ev.points)
+        rec.apply_line(ev)
 
     @staticmethod
     def _check_names(g: Game, points: tuple[tuple[str, int], ...]) -> None:

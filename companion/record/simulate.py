@@ -3,7 +3,6 @@ benchmarks and the demo. The dice are rolled here, never in the rules."""
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 from collections.abc import Callable, Iterator
@@ -15,7 +14,9 @@ from ..rules.calls import shape_of
 from ..rules.faces import DIE_SIDES, tentacle_value
 from ..rules.game import Game
 from ..rules.options import Options
-from .notation import Event, PhaseLine, ScoreLine, StartRoll, TotalsLine, Turn
+from .notation import Event, StartRoll, Turn
+from .recorded import RecordedGame
+from .tags import tags_for
 from .writer import write_record
 
 Strategy = Callable[[Game, str, tuple[str, ...], tuple[Action, ...], random.Random], Action]
@@ -72,8 +73,12 @@ STRATEGIES: dict[str, Strategy] = {"random": random_legal, "greedy": greedy, "ca
 class SimGame:
     tags: dict[str, str]
     events: list[Event] = field(default_factory=list)
-    game: Game | None = None
+    recorded: RecordedGame | None = None
     cut: bool = False
+
+    @property
+    def game(self) -> Game | None:
+        return self.recorded.game if self.recorded else None
 
     @property
     def record(self) -> str:
@@ -81,13 +86,7 @@ class SimGame:
 
 
 def new_game(options: Options, tags: dict[str, str] | None = None) -> SimGame:
-    all_tags = {"Cults": " ".join(options.cults), "Target": str(options.target)}
-    if options.start_rule.value != "sum":
-        all_tags["StartRule"] = options.start_rule.value
-    if options.doublers.value != "return":
-        all_tags["Doublers"] = options.doublers.value
-    all_tags.update(tags or {})
-    return SimGame(all_tags, game=Game(options))
+    return SimGame(tags_for(options, tags), recorded=RecordedGame(options))
 
 
 def play_game(
@@ -107,55 +106,65 @@ def play_game(
 def iter_game(
     sim: SimGame, seed: int, strategies: dict[str, Strategy] | None = None
 ) -> Iterator[Event]:
-    """Play ``sim``'s game with seeded dice, yielding each event after it is applied."""
+    """Play ``sim``'s game with seeded dice, yielding each line of its record after it is applied."""
     rng = random.Random(seed)
-    g = sim.game
-    assert g is not None
+    rec = sim.recorded
+    assert rec is not None
+    g = rec.game
     strat = strategies or {c: random_legal for c in g.cults}
 
     def emit(ev: Event) -> Event:
+        rec.apply_line(ev)
         sim.events.append(ev)
         return ev
 
     while g.start_cult is None:
         contenders = g.rolloff.contenders if g.rolloff else g.cults
         for c in contenders:
-            faces = roll_dice(rng, 6)
-            g.roll_start(c, faces)
-            yield emit(StartRoll(c, faces))
+            yield emit(StartRoll(c, roll_dice(rng, 6)))
     while not g.finished:
         if g.phase > MAX_PHASES:
             sim.cut = True
             return
-        g.mark_phase(g.phase, g.start_cult)
-        yield emit(PhaseLine(g.phase, g.start_cult))
+        line = rec.phase_line(None)
+        assert line is not None
+        yield emit(line)
         phase = g.phase
         while g.phase == phase and not g.finished:
             cult = g.to_move
             assert cult is not None
             roll = roll_dice(rng, g.pools[cult])
             legal = g.legal_actions(roll, cult)
-            action = strat[cult](g, cult, roll, legal, rng)
-            g.play(cult, roll, action)
-            yield emit(Turn(cult, roll, action))
-        yield emit(ScoreLine(tuple(g.results[-1].scores.items())))
-        yield emit(TotalsLine(tuple(g.totals.items())))
+            yield emit(Turn(cult, roll, strat[cult](g, cult, roll, legal, rng)))
+        for end in rec.phase_end_lines():
+            yield emit(end)
 
 
-def simulate_main(args: argparse.Namespace) -> int:
+def simulate_command(
+    cults: int,
+    seed: int,
+    games: int,
+    out_dir: str | None,
+    strategy: str,
+    *,
+    target: int | None = None,
+    start_rule: str = "sum",
+    doublers: str = "return",
+) -> int:
+    """``companion simulate``: ``games`` seeded games, printed or written to ``out_dir``."""
     from ..rules.options import OptionsError
 
     try:
         opts = Options.make(
-            [f"Cult{i + 1}" for i in range(args.cults)],
-            target=args.target,
-            start_rule=args.start_rule,
-            doublers=args.doublers,
+            [f"Cult{i + 1}" for i in range(cults)],
+            target=target,
+            start_rule=start_rule,
+            doublers=doublers,
         )
     except OptionsError as exc:
         print(f"companion simulate: {exc.message}", file=sys.stderr)
         return 2
-    out = Path(args.out) if args.out else None
+    out = Path(out_dir) if out_dir else None
     if out:
         try:
             out.mkdir(parents=True, exist_ok=True)
@@ -163,27 +172,27 @@ def simulate_main(args: argparse.Namespace) -> int:
             print(f"companion simulate: cannot make the folder {out}: {exc.strerror}", file=sys.stderr)
             return 2
     names = list(STRATEGIES)
-    for n in range(args.games):
-        seed = args.seed + n
-        pick = random.Random(seed * 7919)
+    for n in range(games):
+        game_seed = seed + n
+        pick = random.Random(game_seed * 7919)
         strategies = {
-            c: STRATEGIES[args.strategy] if args.strategy != "mixed" else STRATEGIES[pick.choice(names)]
+            c: STRATEGIES[strategy] if strategy != "mixed" else STRATEGIES[pick.choice(names)]
             for c in opts.cults
         }
-        sim = play_game(opts, seed, strategies, tags={"Event": "Simulation", "Round": str(seed)})
+        sim = play_game(opts, game_seed, strategies, tags={"Event": "Simulation", "Round": str(game_seed)})
         if out:
             try:
-                (out / f"game-{seed:06d}.txt").write_text(sim.record, encoding="utf-8")
+                (out / f"game-{game_seed:06d}.txt").write_text(sim.record, encoding="utf-8")
             except OSError as exc:
                 print(f"companion simulate: cannot write to {out}: {exc.strerror}", file=sys.stderr)
                 return 2
         else:
             sys.stdout.write(sim.record)
-            if n + 1 < args.games:
+            if n + 1 < games:
                 sys.stdout.write("\n")
     if out:
-        first, last = f"game-{args.seed:06d}.txt", f"game-{args.seed + args.games - 1:06d}.txt"
-        which = first if args.games == 1 else f"{first} … {last}"
-        print(f"companion simulate: {args.games} record{'s' if args.games != 1 else ''} written to {out}/ ({which})",
+        first, last = f"game-{seed:06d}.txt", f"game-{seed + games - 1:06d}.txt"
+        which = first if games == 1 else f"{first} … {last}"
+        print(f"companion simulate: {games} record{'s' if games != 1 else ''} written to {out}/ ({which})",
               file=sys.stderr)
     return 0

@@ -1,20 +1,59 @@
-"""The strict writer: a record in canonical form."""
+"""The strict writer: a record in canonical form, with the comments a kept game adds."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Protocol
 
 from .notation import Event, format_event, format_tags
-from .replay import Replay
 
 
-def write_record(tags: dict[str, str], events: Iterable[Event]) -> str:
+@dataclass(frozen=True, slots=True)
+class RecordLine:
+    """One event line of a kept game: its comment, and whether it was played at all."""
+
+    event: Event
+    comment: str = ""
+    played: bool = True  # False: an illegal call, written as a comment only
+
+
+def write_record(
+    tags: dict[str, str],
+    events: Iterable[Event | RecordLine],
+    *,
+    comments: bool = True,
+    footer: str | None = None,
+) -> str:
+    """Tags, a blank line, then one line per event. Unplayed lines and comments are written
+    (as ``#`` comments) only with ``comments``; so is the ``footer``."""
     lines = format_tags(tags)
     lines.append("")
-    lines.extend(format_event(ev) for ev in events)
+    for item in events:
+        if not isinstance(item, RecordLine):
+            lines.append(format_event(item))
+        elif not item.played:
+            if comments:
+                lines.append(f"# {format_event(item.event)}   # {item.comment}")
+        elif item.comment and comments:
+            lines.append(f"{format_event(item.event)}   # {item.comment}")
+        else:
+            lines.append(format_event(item.event))
+    if footer is not None and comments:
+        lines.append(f"# {footer}")
     return "\n".join(lines) + "\n"
 
 
-def canonical(replay: Replay) -> str:
+class ReadRecord(Protocol):
+    """What a replay keeps of a record that was read."""
+
+    @property
+    def tags(self) -> dict[str, str]: ...
+
+    @property
+    def events(self) -> list[tuple[int, Event]]: ...
+
+
+def canonical(replay: ReadRecord) -> str:
     """The canonical form of a record that was read (comments are not kept)."""
     return write_record(replay.tags, (ev for _, ev in replay.events))

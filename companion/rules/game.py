@@ -3,7 +3,8 @@
 Everything here is pure: dice are chance outcomes handed in by the caller,
 nothing is rolled, read from disk or timed. A ``Game`` is judged and
 changed only through ``judge``/``play`` (turns), ``roll_start`` (the
-start-cult roll-off) and ``mark_phase`` (a record's phase line).
+start-cult roll-off) and ``open_phase`` (a phase begun with its start cult named).
+What a record's lines may say when (record/recorded.py) is not the game's state.
 """
 
 from __future__ import annotations
@@ -102,8 +103,6 @@ class Game:
         self.stones_center = options.stones
         self.to_move: str | None = None
         self.turns_in_phase = 0
-        self.phase_marked = False
-        self.score_window = False  # a record's score line may stand here
         self.totals: dict[str, int] = {c: 0 for c in cults}
         self.results: list[PhaseResult] = []
         self.finished = False
@@ -126,7 +125,6 @@ class Game:
             self.held = set()
         self.stones_center = self.options.stones - len(self.held)
         self.turns_in_phase = 0
-        self.phase_marked = False
         self.phase_start = self.start_cult
         self.to_move = self.start_cult
 
@@ -211,18 +209,11 @@ class Game:
             raise RuleError("N", f"{cult} is not a cult of this game")
 
     # ---------------------------------------------------------------- phases
-    def expected_phase_number(self) -> int:
-        if self.turns_in_phase == 0 and not self.phase_marked and not self.finished:
-            return self.phase
-        return self.phase + 1
-
-    def mark_phase(self, number: int, start: str | None) -> None:
-        """A record's ``phase N [start CULT]`` line, checked against the state."""
+    def open_phase(self, start: str | None) -> None:
+        """The phase begins before its first turn, with ``start`` as its start cult when named
+        (a record's phase line), checked against the roll-off and the start-cult stone."""
         if start is not None:
             self._check_cult(start)
-        want = self.expected_phase_number()
-        if number != want:
-            raise RuleError("N", f"this is phase {want}, not phase {number}")
         if self.finished:
             raise RuleError("G1", "the game has ended")
         self._check_rolloff_done()
@@ -235,9 +226,7 @@ class Game:
                 if self.phase == 1:
                     raise RuleError("ST1", f"{self.start_cult} is the start cult, not {start}")
                 raise RuleError("ST3", f"the start-cult stone passed to {self.start_cult}, not {start}")
-        self.phase_marked = True
         self.play_began = True
-        self.score_window = False
 
     def _set_start(self, cult: str) -> None:
         self.start_cult = self.phase_start = self.to_move = cult
@@ -465,7 +454,6 @@ class Game:
 
     def _apply(self, cult: str, action: Action) -> None:
         self.play_began = True
-        self.score_window = False
         self.turns_in_phase += 1
         if isinstance(action, GiveUp):
             self.pools[cult] -= 1
@@ -522,7 +510,6 @@ class Game:
                 doublers=tuple(c for c in self.cults if c in self.held),
             )
         )
-        self.score_window = True
         target = self.options.target
         high = [c for c in self.cults if self.totals[c] >= target]
         low = [c for c in self.cults if self.totals[c] <= -target]

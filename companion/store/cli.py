@@ -1,4 +1,4 @@
-"""Commands of the store: demo, export, standings, verify."""
+"""Commands of the store: export, standings, verify, key."""
 
 from __future__ import annotations
 
@@ -8,12 +8,6 @@ import sys
 from pathlib import Path
 
 from .base import StoreError
-
-
-def _cmd_demo(args: argparse.Namespace) -> int:
-    from ..demo import run
-
-    return run(args)
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
@@ -72,7 +66,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_standings(args: argparse.Namespace) -> int:
-    from .standings import standings, standings_text
+    from ..record.standings import standings, standings_text
 
     ranked, aside, counted = standings(args.records)
     if args.json:
@@ -118,27 +112,6 @@ def _cmd_key(args: argparse.Namespace) -> int:
 
 
 def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    d = subparsers.add_parser(
-        "demo", help="a whole game on the simulated table",
-        description="On screen: Anna, Ben, Cleo… play to 60 points on the simulated table; the renderer "
-                    "draws each roll and the vision pipeline reads it (when it reads a test table right), "
-                    "the table map shows what was read, and a cult makes an illegal call now and then. "
-                    "With --headless: the game of `companion simulate --seed S --cults N` (Cult1, Cult2…, "
-                    "the rulebook's target) is fed to the secretary, stored, and its record printed.")
-    d.add_argument("--headless", action="store_true", help="no screens: print the record and the winners")
-    d.add_argument("--db", metavar="PATH",
-                   help="keep the game in this database (default: a throw-away one on screen; "
-                        "the user data folder with --headless, so that --resume can finish it)")
-    # None when not given: --resume then takes any unfinished demo game, not only seed 1
-    d.add_argument("--seed", type=int, help="the seed of the dice (default 1)")
-    d.add_argument("--cults", type=int, choices=range(2, 7), metavar="N", help="2 to 6 cults (default 3)")
-    d.add_argument("--target", type=int, help="on screen: points to win (default 60, a short game)")
-    d.add_argument("--pace", type=float, help="seconds between steps on screen (default 0.4)")
-    d.add_argument("--resume", action="store_true",
-                   help="finish the unfinished --headless demo game of --db without asking (headless)")
-    d.add_argument("--crash-after", type=int, help=argparse.SUPPRESS)  # tests: kill -9 after N events
-    d.set_defaults(func=_cmd_demo)
-
     e = subparsers.add_parser("export", help="print stored games as records, JSON or CSV")
     e.add_argument("db", metavar="DB", help="the games database")
     e.add_argument("--game", default="all", help="a game number, 'last' or 'all' (default)")

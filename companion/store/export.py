@@ -12,7 +12,7 @@ from typing import Any
 
 from ..fileperm import private_dir, write_private
 from .base import GameInfo, StoredEvent, StoreError
-from .fold import Folder, fold_partial, options_from_tags
+from .fold import StoredGame, fold_partial, options_from_tags
 from .sqlite import SQLiteStore
 
 GAME_NAME = "IÄÄ! Cthulhu! Fhtagn!"
@@ -21,13 +21,13 @@ GAME_NAME = "IÄÄ! Cthulhu! Fhtagn!"
 @dataclass
 class Exported:
     info: GameInfo
-    folder: Folder
+    kept: StoredGame  # the game as its stored events rebuild it
     problem: str | None  # damage found while reading; what came before is kept
     events: list[StoredEvent]  # the stored events read (the intact run of a damaged game)
 
     @property
     def record(self) -> str:
-        return self.folder.text(self.info.tags)
+        return self.kept.text(self.info.tags)
 
 
 def select(store: SQLiteStore, which: str) -> list[GameInfo]:
@@ -54,13 +54,13 @@ def load(store: SQLiteStore, info: GameInfo) -> Exported:
         events = store.events(info.id)
     except StoreError:
         events, problem = store.salvage_events(info.id)
-    folder, fault = fold_partial(options_from_tags(info.tags), events)
-    return Exported(info, folder, problem or fault, events)
+    kept, fault = fold_partial(options_from_tags(info.tags), events)
+    return Exported(info, kept, problem or fault, events)
 
 
 def summary(ex: Exported) -> dict[str, Any]:
     """One game in the shape play-logging apps import: players, scores, winner, start player."""
-    g = ex.folder.game
+    g = ex.kept.game
     tags = ex.info.tags
     date = tags.get("Date", "").replace(".", "-") or ex.info.created[:10]
     start = g.results[0].start if g.results else (g.phase_start or g.start_cult)
@@ -91,7 +91,7 @@ def summary(ex: Exported) -> dict[str, Any]:
         "winners": list(g.winners),
         "losers": list(g.losers),
         "players": players,
-        "illegal_calls": sum(1 for _, c in ex.folder.record if c.startswith("illegal call")),
+        "illegal_calls": ex.kept.illegal_calls,
         "problem": ex.problem,
     }
 

@@ -110,8 +110,8 @@ def verify_game(store: SQLiteStore, info: GameInfo, keys: Keys) -> list[Finding]
     ended = False
     if fault is None:
         try:
-            folder, fault = fold_partial(options_from_tags(info.tags), events)
-            ended = folder.game.finished
+            kept, fault = fold_partial(options_from_tags(info.tags), events)
+            ended = kept.game.finished
         except StoreError as exc:
             fault = str(exc)
     if fault is None and info.finished and not ended:

@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.fileperm import private_dir, write_private
+from companion.paths import shipped_file
 from companion.vision.detect import MIN_EDGE_PX
 from companion.vision.mat import (
     ARUCO_DICT,
@@ -30,7 +31,7 @@ from companion.vision.mat import (
 )
 
 FloatArray = npt.NDArray[np.float64]
-DEFAULT_PATH = Path(__file__).resolve().parents[2] / "calibration" / "default.json"
+DEFAULT_PATH = shipped_file("calibration", "default.json")
 
 
 def user_calibration_path() -> Path:

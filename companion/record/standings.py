@@ -6,9 +6,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..record.replay import UnreadableRecord, replay_file
 from ..rules.game import Game
 from ..rules.options import Doublers
+from .replay import UnreadableRecord, replay_file
 
 
 @dataclass
