@@ -57,10 +57,6 @@ ALLOWED_CIRCLES: tuple[frozenset[str], ...] = (
     frozenset({"companion.vision.classify", "companion.vision.enroll", "companion.vision.read"}),
     # synth/vision helper: motifs.py reaches families.py, which draws with motifs.py
     frozenset({"companion.synth.families", "companion.synth.motifs"}),
-    # TUI helper (issue 17 item 4): the screens import SecretaryApp
-    frozenset({"companion.tui.app", "companion.tui.screens.info", "companion.tui.screens.modals",
-               "companion.tui.screens.phase", "companion.tui.screens.rolloff",
-               "companion.tui.screens.setup"}),
 )
 
 
