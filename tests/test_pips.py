@@ -13,7 +13,7 @@ import pytest
 
 from companion.synth.camera import Camera
 from companion.synth.dice import square
-from companion.synth.pip_frame import render_pip_frame
+from companion.synth.pip_frame import _motion_blur, _pale, render_pip_frame
 from companion.synth.pips import (
     PIP_HELD_OUT,
     PIP_TRAIN,
@@ -119,6 +119,32 @@ def test_frames_are_deterministic_and_truth_lies_in_the_frame() -> None:
         assert 1 <= d.value <= 6 and d.edge > 15
         assert cv2.pointPolygonTest(d.corners.astype(np.float32), d.center, False) > 0
     assert not np.array_equal(render_pip_frame(6, n_dice=6).image, a.image)
+
+
+def test_pale_tables_are_bright_and_keep_their_grain() -> None:
+    rng = np.random.default_rng(3)
+    table = np.full((60, 80, 3), 60.0, np.float32)
+    table[:, ::4] = 90.0  # a dark table with stripes
+    pale = _pale(table, rng)
+    assert pale.shape == table.shape and pale.dtype == np.float32
+    assert 140 <= float(pale.mean()) <= 235 and float(pale.max()) <= 255
+    # the stripes stay, in less contrast: light wood keeps its grain
+    contrast = float(pale[:, 0].mean() / pale[:, 1].mean())
+    assert 1.0 < contrast < 90.0 / 60.0
+
+
+def test_motion_blur_streaks_a_point_along_one_line() -> None:
+    img = np.zeros((81, 81, 3), np.float32)
+    img[40, 40] = 1000.0
+    out = _motion_blur(img, np.random.default_rng(4), unit=80.0)
+    lit = np.argwhere(out[..., 0] > 1.0)
+    assert np.isclose(float(out.sum()), float(img.sum()), rtol=1e-3)  # light is moved, not made
+    span = float(np.ptp(lit, axis=0).max())
+    assert 0.06 * 80 - 2 <= span <= 0.25 * 80 + 2  # a few tenths of a die long
+    # along one line: the lit pixels' spread across the streak is small
+    centered = lit - lit.mean(axis=0)
+    sv = np.linalg.svd(centered.astype(np.float64), compute_uv=False)
+    assert sv[1] < 0.35 * sv[0]
 
 
 def test_frames_without_dice_have_no_truth() -> None:
