@@ -187,7 +187,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--train-frames", type=int, default=2000, help="640x480 frames of PIP_TRAIN sets")
     ap.add_argument("--val-frames", type=int, default=500, help="640x480 frames of PIP_VALIDATION sets")
-    ap.add_argument("--epochs", type=int, default=8)
+    ap.add_argument("--epochs", type=int, default=5)
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=4e-3)
     ap.add_argument("--threads", type=int, default=1)

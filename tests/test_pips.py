@@ -37,6 +37,12 @@ from companion.vision.pips import (
 from companion.vision.read_cli import add_commands
 
 MODEL = Path(__file__).resolve().parents[1] / "models" / "pips.onnx"
+# Where the shipped model stands on the development photos (measured 96.6 % right of the
+# dice found, 0.7 % silent: five wrong values, four of them on motion-blurred photos;
+# the target 0.5 % is met on the kept-aside photos, not here).
+DEV_RIGHT_FLOOR = 0.95
+DEV_SILENT_CEILING = 0.01
+DEV_VALUE_FLOOR = 0.85
 WHITE = pip_style("white-black-round")
 LIGHT = Light(azimuth=0.7, elevation=math.radians(60), ambient=0.7, glare=0.0)
 
@@ -255,3 +261,24 @@ def test_cli_missing_pip_model_is_one_sentence_exit_2(tmp_path: Path, monkeypatc
     assert args.func(args) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "pip model not found" in err
+
+
+@pytest.mark.slow
+def test_shipped_model_reads_the_development_photos(pips: PipClassifier) -> None:
+    """Real white dice (shared/real-dice, development photos only; the kept-aside ones are
+    measured in docs/vision.md). Pip values were never trained on them; these floors say
+    where the shipped model stands (see models/PIPS_CARD.md), silent errors at the target."""
+    from benchmarks import bench_pips
+    from companion.vision.read import Reader, make_finder
+
+    if not bench_pips.REAL.is_dir():
+        pytest.skip("shared/real-dice is not beside the repository")
+    paths = bench_pips.photos("development")
+    assert len(paths) == 235 and not any(bench_pips.is_kept_aside(p) for p in paths)
+    t = bench_pips.score(Reader(pips, finder=make_finder("net")), paths)
+    found = sum(t.total(k) for k in ("right", "?", "wrong"))
+    assert found >= 700
+    assert t.total("wrong") / found <= DEV_SILENT_CEILING, t.per_value
+    assert t.total("right") / found >= DEV_RIGHT_FLOOR, t.per_value
+    for v, c in t.per_value.items():  # no value is left mostly to `?`
+        assert c["right"] / max(c["right"] + c["?"] + c["wrong"], 1) >= DEV_VALUE_FLOOR, (v, c)
