@@ -1,7 +1,7 @@
 """Pip dice on real photos: `vision read --dice d6` scored on ../shared/real-dice, and timed.
 
     python benchmarks/bench_pips.py [--split development|kept-aside|both] [--finder net]
-                                    [--failures DIR] [--limit N] [--rendered N]
+                                    [--failures DIR] [--list] [--limit N] [--rendered N]
 
 The photos were never trained on (the pip model learns from renderings
 only). Photos whose number N (`dice_N.jpg`, `two_N.jpg`, ...) is divisible
@@ -137,6 +137,10 @@ def score(reader: Reader, paths: list[Path], failures: Path | None = None) -> Ta
         t.photos_all_right += ok
         if failures is not None and not ok:
             _draw(image, reads, dice, failures / f"{path.stem}.png")
+            wrong = [reads[i] for i, j in pairs if reads[i].face != str(dice[j][2])]
+            wrong += [r for i, r in enumerate(reads) if i not in matched_r]
+            if wrong:
+                _crops(image, wrong, failures / f"{path.stem}_crops.png")
     return t
 
 
@@ -153,6 +157,21 @@ def _draw(image: np.ndarray, reads: list, dice: list[tuple[float, float, int]], 
                     cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 255), 1)
     out.parent.mkdir(parents=True, exist_ok=True)
     cv2.imwrite(str(out), img)
+
+
+def _crops(image: np.ndarray, reads: list, out: Path) -> None:
+    """What the pip model saw for each failed read: its crop, twice as large, labelled."""
+    import cv2
+
+    from companion.vision.pips import cut_pip_faces
+
+    tiles = []
+    for r, crop in zip(reads, cut_pip_faces(image, [r.corners for r in reads]), strict=True):
+        tile = cv2.resize(crop, (128, 128), interpolation=cv2.INTER_NEAREST)
+        cv2.putText(tile, f"{r.face} {r.confidence:.2f}", (3, 14), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 255), 1)
+        tiles.append(tile)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(out), np.hstack(tiles))
 
 
 def _pct(a: int, b: int) -> str:
@@ -217,7 +236,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", choices=("development", "kept-aside", "both", "none"), default="development")
     ap.add_argument("--finder", default="net", choices=("net", "both", "classic"))
     ap.add_argument("--model", default=None, help="pip model (default: the shipped one)")
-    ap.add_argument("--failures", type=Path, default=None, help="draw the photos with a failure here")
+    ap.add_argument("--failures", type=Path, default=None,
+                    help="draw the photos with a failure here, and the crops the pip model misread (NAME_crops.png)")
     ap.add_argument("--list", action="store_true", help="list every failure")
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--rendered", type=int, default=0, metavar="N",

@@ -30,17 +30,13 @@ sys.path.insert(0, str(REPO / "models"))
 
 import onnx  # noqa: E402
 import torch  # noqa: E402
+from calibrate_pips import TARGET, calibrate  # noqa: E402
 from torch import nn  # noqa: E402
 
 from companion.synth.pip_crops import FOUND, PipCropSet, make_pip_crops  # noqa: E402
 from companion.synth.pips import PIP_TRAIN, PIP_VALIDATION  # noqa: E402
-from companion.vision.classify import softmax  # noqa: E402
 from companion.vision.crop import CROP_SIZE  # noqa: E402
 from companion.vision.pips import PIP_FACES  # noqa: E402
-
-# Silent errors allowed on the validation sets when choosing the threshold:
-# two fifths of the 0.5 % allowed on real dice.
-TARGET = 0.002
 
 
 def conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
@@ -129,27 +125,6 @@ def predict(model: PipNet, images: np.ndarray) -> np.ndarray:
     return np.stack(out)
 
 
-def fit_temperature(logits4: np.ndarray, labels: np.ndarray) -> float:
-    grid = np.exp(np.linspace(np.log(0.05), np.log(20.0), 200))
-    best, best_nll = 1.0, math.inf
-    for t in grid:
-        p = np.mean([softmax(lg / t) for lg in logits4], axis=0)
-        nll = float(-np.log(p[np.arange(len(labels)), labels] + 1e-12).mean())
-        if nll < best_nll:
-            best, best_nll = float(t), nll
-    return best
-
-
-def choose_threshold(probs: np.ndarray, labels: np.ndarray, target: float) -> float:
-    """Smallest confidence threshold keeping silent errors at or below target."""
-    conf = probs.max(axis=1)
-    wrong = probs.argmax(axis=1) != labels
-    for t in np.concatenate([[0.0], np.unique(conf)]):
-        if float(np.sum(wrong & (conf >= t))) / len(labels) <= target:
-            return float(min(t + 1e-6, 0.999999)) if t > 0 else 0.0
-    return 1.0
-
-
 def train(args: argparse.Namespace) -> None:
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -181,17 +156,8 @@ def train(args: argparse.Namespace) -> None:
         acc = float((predict(model, va.images).mean(axis=0).argmax(1) == va.labels).mean()) if len(va.labels) else 0.0
         print(f"epoch {epoch + 1}/{args.epochs}: loss {total / len(ytr):.4f}, validation-set accuracy {acc:.4f}, "
               f"{time.time() - t0:.0f} s", flush=True)
-    logits4 = predict(model, va.images)
-    temp = fit_temperature(logits4, va.labels)
-    probs = np.mean([softmax(lg / temp) for lg in logits4], axis=0)
-    thr = choose_threshold(probs, va.labels, TARGET)
-    conf, best = probs.max(axis=1), probs.argmax(axis=1)
-    sure = conf >= thr
-    report = {
-        "temperature": temp, "threshold": thr, "validation_dice": int(len(va.labels)),
-        "right": float(np.mean(sure & (best == va.labels))), "unknown": float(np.mean(~sure)),
-        "silent": float(np.mean(sure & (best != va.labels))),
-    }
+    report = calibrate(predict(model, va.images), va.labels)
+    temp, thr = report["temperature"], report["threshold"]
     export(model, Path(args.out), {"classes": ",".join(PIP_FACES), "temperature": f"{temp:.6g}",
                                    "threshold": f"{thr:.6g}", "silent_target": str(TARGET)})
     info = {
@@ -221,7 +187,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--train-frames", type=int, default=2000, help="640x480 frames of PIP_TRAIN sets")
     ap.add_argument("--val-frames", type=int, default=500, help="640x480 frames of PIP_VALIDATION sets")
-    ap.add_argument("--epochs", type=int, default=8)
+    ap.add_argument("--epochs", type=int, default=5)
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=4e-3)
     ap.add_argument("--threads", type=int, default=1)

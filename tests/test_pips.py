@@ -13,7 +13,7 @@ import pytest
 
 from companion.synth.camera import Camera
 from companion.synth.dice import square
-from companion.synth.pip_frame import render_pip_frame
+from companion.synth.pip_frame import _motion_blur, _pale, render_pip_frame
 from companion.synth.pips import (
     PIP_HELD_OUT,
     PIP_TRAIN,
@@ -37,6 +37,12 @@ from companion.vision.pips import (
 from companion.vision.read_cli import add_commands
 
 MODEL = Path(__file__).resolve().parents[1] / "models" / "pips.onnx"
+# Where the shipped model stands on the development photos (measured 96.6 % right of the
+# dice found, 0.7 % silent: five wrong values, four of them on motion-blurred photos;
+# the target 0.5 % is met on the kept-aside photos, not here).
+DEV_RIGHT_FLOOR = 0.95
+DEV_SILENT_CEILING = 0.01
+DEV_VALUE_FLOOR = 0.85
 WHITE = pip_style("white-black-round")
 LIGHT = Light(azimuth=0.7, elevation=math.radians(60), ambient=0.7, glare=0.0)
 
@@ -119,6 +125,32 @@ def test_frames_are_deterministic_and_truth_lies_in_the_frame() -> None:
         assert 1 <= d.value <= 6 and d.edge > 15
         assert cv2.pointPolygonTest(d.corners.astype(np.float32), d.center, False) > 0
     assert not np.array_equal(render_pip_frame(6, n_dice=6).image, a.image)
+
+
+def test_pale_tables_are_bright_and_keep_their_grain() -> None:
+    rng = np.random.default_rng(3)
+    table = np.full((60, 80, 3), 60.0, np.float32)
+    table[:, ::4] = 90.0  # a dark table with stripes
+    pale = _pale(table, rng)
+    assert pale.shape == table.shape and pale.dtype == np.float32
+    assert 140 <= float(pale.mean()) <= 235 and float(pale.max()) <= 255
+    # the stripes stay, in less contrast: light wood keeps its grain
+    contrast = float(pale[:, 0].mean() / pale[:, 1].mean())
+    assert 1.0 < contrast < 90.0 / 60.0
+
+
+def test_motion_blur_streaks_a_point_along_one_line() -> None:
+    img = np.zeros((81, 81, 3), np.float32)
+    img[40, 40] = 1000.0
+    out = _motion_blur(img, np.random.default_rng(4), unit=80.0)
+    lit = np.argwhere(out[..., 0] > 1.0)
+    assert np.isclose(float(out.sum()), float(img.sum()), rtol=1e-3)  # light is moved, not made
+    span = float(np.ptp(lit, axis=0).max())
+    assert 0.06 * 80 - 2 <= span <= 0.25 * 80 + 2  # a few tenths of a die long
+    # along one line: the lit pixels' spread across the streak is small
+    centered = lit - lit.mean(axis=0)
+    sv = np.linalg.svd(centered.astype(np.float64), compute_uv=False)
+    assert sv[1] < 0.35 * sv[0]
 
 
 def test_frames_without_dice_have_no_truth() -> None:
@@ -229,3 +261,24 @@ def test_cli_missing_pip_model_is_one_sentence_exit_2(tmp_path: Path, monkeypatc
     assert args.func(args) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "pip model not found" in err
+
+
+@pytest.mark.slow
+def test_shipped_model_reads_the_development_photos(pips: PipClassifier) -> None:
+    """Real white dice (shared/real-dice, development photos only; the kept-aside ones are
+    measured in docs/vision.md). Pip values were never trained on them; these floors say
+    where the shipped model stands (see models/PIPS_CARD.md), silent errors at the target."""
+    from benchmarks import bench_pips
+    from companion.vision.read import Reader, make_finder
+
+    if not bench_pips.REAL.is_dir():
+        pytest.skip("shared/real-dice is not beside the repository")
+    paths = bench_pips.photos("development")
+    assert len(paths) == 235 and not any(bench_pips.is_kept_aside(p) for p in paths)
+    t = bench_pips.score(Reader(pips, finder=make_finder("net")), paths)
+    found = sum(t.total(k) for k in ("right", "?", "wrong"))
+    assert found >= 700
+    assert t.total("wrong") / found <= DEV_SILENT_CEILING, t.per_value
+    assert t.total("right") / found >= DEV_RIGHT_FLOOR, t.per_value
+    for v, c in t.per_value.items():  # no value is left mostly to `?`
+        assert c["right"] / max(c["right"] + c["?"] + c["wrong"], 1) >= DEV_VALUE_FLOOR, (v, c)

@@ -55,8 +55,13 @@ def _frame_crops(job: _Job) -> tuple[npt.NDArray[np.uint8], list[int], list[int]
                 kinds.append(FOUND)
     if jittered:
         for die in frame.dice:
-            # a finder often frames a tilted die's sides with its top: cut wider too
-            corners.append(jitter_corners(grow_corners(die.corners, rng.uniform(1.0, 1.3)), rng, 2.0))
+            # a finder often frames a tilted die's sides with its top: cut wider too,
+            # and on real photos its box leans toward the sides in view, as far as
+            # a third of the way to the footprint's centre
+            c = grow_corners(die.corners, rng.uniform(1.0, 1.3))
+            if die.foot is not None and rng.random() < 0.5:
+                c = c + (die.foot.mean(axis=0) - die.corners.mean(axis=0)) * rng.uniform(0.0, 0.35)
+            corners.append(jitter_corners(c, rng, 2.0))
             labels.append(die.value - 1)
             kinds.append(JITTERED)
     return cut_pip_faces(frame.image, corners), labels, kinds

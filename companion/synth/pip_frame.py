@@ -33,6 +33,7 @@ class PipTruth:
     value: int
     style: str
     edge: float  # mean top-face edge, image pixels
+    foot: F64 | None = None  # (4, 2) image corners of the die's footprint on the table
 
 
 @dataclass
@@ -84,6 +85,8 @@ def render_pip_frame(seed: int, *, n_dice: int | None = None, size: tuple[int, i
     tw, th = bx1 - bx0, by1 - by0
     kind = surface_kind or str(rng.choice(["wood", "wood", "felt", "mat", "cloth", "paper"]))
     table = surface(rng, th, tw, unit, kind)
+    if rng.random() < 0.3:
+        table = _pale(table, rng)
     off = np.array([bx0, by0], np.float64)
     shadow = np.zeros((th, tw), np.float32)
     if clutter:
@@ -113,5 +116,27 @@ def render_pip_frame(seed: int, *, n_dice: int | None = None, size: tuple[int, i
     for top, bottom, angle, value, st, center in solids:
         draw_pip_die(img, top, bottom, value, st, light, angle, rng)
         e = float(np.mean(np.linalg.norm(top - np.roll(top, 1, axis=0), axis=1)))
-        truths.append(PipTruth((float(center[0]), float(center[1])), top, value, st.name, e))
+        truths.append(PipTruth((float(center[0]), float(center[1])), top, value, st.name, e, bottom))
+    if rng.random() < 0.25:
+        img = _motion_blur(img, rng, unit)
     return PipFrame(photograph(img, rng), truths)
+
+
+def _pale(table: npt.NDArray[np.float32], rng: np.random.Generator) -> npt.NDArray[np.float32]:
+    """The table made pale (light wood, beige, white): white dice on it show little contrast."""
+    tint = np.array([rng.uniform(0.72, 0.95), rng.uniform(0.85, 1.0), 1.0], np.float32)
+    level = rng.uniform(150, 230)
+    mean = table.reshape(-1, 3).mean(axis=0) + 1e-3
+    keep = rng.uniform(0.2, 0.6)  # how much of the texture's own contrast stays
+    out = level * tint * (1 - keep + keep * table / mean)
+    return np.asarray(np.clip(out, 0, 255), np.float32)
+
+
+def _motion_blur(img: npt.NDArray[np.float32], rng: np.random.Generator, unit: float) -> npt.NDArray[np.float32]:
+    """A hand-held or moving camera: a streak a few tenths of a die long (photograph's own is 3-7 px)."""
+    n = max(3, int(round(unit * rng.uniform(0.06, 0.25))) | 1)
+    kernel = np.zeros((n, n), np.float32)
+    kernel[n // 2, :] = 1.0
+    rot = cv2.getRotationMatrix2D((n / 2 - 0.5, n / 2 - 0.5), rng.uniform(0, 180), 1.0)
+    kernel = np.asarray(cv2.warpAffine(kernel, rot, (n, n)), np.float32)
+    return np.asarray(cv2.filter2D(img, -1, kernel / max(float(kernel.sum()), 1e-6)), np.float32)

@@ -1,9 +1,12 @@
 """Read ordinary pip dice (VISION.md "Ordinary dice"): the number of pips on the top face.
 
 Its own small ONNX model (models/pips.onnx, see models/PIPS_CARD.md), trained on
-rendered pip dice only. Each die is cut from the finder's corners grown a
-little (seen obliquely, a die's found corners often take in part of its sides,
-or miss part of its top), then read at four quarter turns whose probabilities
+rendered pip dice only. Each die is cut at the finder's corners, which frame
+its top face: grown further, the crop takes in the side faces and their pips,
+which on real photos turned twos into threes. Training cuts dice both there
+and around their true top face, jittered and up to 1.3x wider (a finder's
+corners often take in part of a tilted die's sides). Each crop is then read
+at four quarter turns whose probabilities
 are averaged: a pip face reads the same at any quarter turn, so what changes
 between turns is the network's own noise. Below the threshold chosen on
 rendered sets training never saw, a die is `?`.
@@ -25,7 +28,7 @@ PIP_FACES = ("1", "2", "3", "4", "5", "6")
 UNKNOWN = "?"
 MODEL_ENV = "COMPANION_PIP_MODEL"
 #: The finder's corners are grown by this factor about their centre before the cut.
-GROW = 1.25
+GROW = 1.0
 F32 = npt.NDArray[np.float32]
 
 
