@@ -287,7 +287,8 @@ def _features_file(job: tuple[Path, ts.Item]) -> list[tuple[bool, object]]:
         rec = _WORKER["rec"] = Recognizer()
     folder, it = job
     x = read_wav(folder / it.file)
-    return [(narrowed, rec.features(x, situation_calls(it, narrowed))) for narrowed in (False, True)]
+    return [(narrowed, rec.features(x, situation_calls(it, narrowed)))
+            for narrowed in ((True,) if _WORKER.get("narrowed_only") else (False, True))]
 
 
 def _map(fn: Callable[[J], T], jobs: list[J], workers: int) -> list[T]:
@@ -323,13 +324,14 @@ def dev_features(seeds: tuple[int, ...], limit: int = 1, workers: int = 1) -> li
     import json
 
     from companion.voice.lexicon import dictionary_text
-    from companion.voice.recognizer import Features
+    from companion.voice.recognizer import FEATURE_NAMES, Features
 
-    key = hashlib.sha1(dictionary_text().encode()).hexdigest()[:10]
+    key = hashlib.sha1((dictionary_text() + " ".join(FEATURE_NAMES)).encode()).hexdigest()[:10]
+    which = "-narrowed" if _WORKER.get("narrowed_only") else ""
     out: list[Decoded] = []
     for seed in seeds:
         items = ensure_dev(seed)[::limit]
-        cache = dev_set(seed) / f"features-{key}-limit{limit}.json"
+        cache = dev_set(seed) / f"features-{key}-limit{limit}{which}.json"
         if cache.exists():
             rows = json.loads(cache.read_text(encoding="utf-8"))
             out += [Decoded(seed, tuple(r[0]), r[1], r[2], r[3]) for r in rows]

@@ -244,3 +244,16 @@ def test_guesses_are_the_best_and_the_second_call() -> None:
     assert Heard(None, 0.3, 1.0, best=a, second=b).guesses == (a, b)
     assert Heard(None, 0.3, 1.0, best=a).guesses == (a,)
     assert Heard(None, 0.0, 1.0).guesses == ()
+
+
+def test_a_lone_allowed_call_counts_as_the_widest_legal_margin_and_is_flagged() -> None:
+    from companion.voice.recognizer import CLIP, FEATURE_NAMES, Features
+
+    call = parse_call("IÄÄ!")
+    lone = Features(call, 1.0, 0.0, 0.0, 0.1, 2).vector()
+    rivalled = Features(call, 1.0, 0.0, 0.0, 0.1, 2, legal_margin=-30.0,
+                        second=parse_call("Cthulhu!")).vector()
+    assert len(lone) == len(FEATURE_NAMES) == len(rivalled)
+    at = FEATURE_NAMES.index("legal_margin")
+    assert lone[at:] == (CLIP, 1.0)
+    assert rivalled[at:] == (-CLIP, 0.0)  # clipped like the other margins

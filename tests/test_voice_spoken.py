@@ -65,6 +65,21 @@ def test_narrowing_excludes_calls_the_roll_does_not_allow(spoken: tuple[Path, li
     assert heard.best in (None, only[0])  # never a call outside the grammar
 
 
+def test_the_second_guess_is_another_allowed_call(spoken: tuple[Path, list[ts.Item]],
+                                                  recognizer: Recognizer) -> None:
+    folder, items = spoken
+    it = next(i for i in items if i.k == "K11" and i.snr is None and i.voice == "en-us")
+    x = read_wav(folder / it.file)
+    allowed = (TABLE_K["K11"], TABLE_K["K10"], TABLE_K["K2"])
+    f = recognizer.features(x, allowed)
+    assert f.best == TABLE_K["K11"] and f.second in allowed[1:]
+    assert f.legal_margin is not None and f.legal_margin > 0  # the best beat the runner-up
+    lone = recognizer.features(x, (TABLE_K["K11"],))
+    assert lone.best == TABLE_K["K11"] and lone.second is None and lone.legal_margin is None
+    heard = recognizer.hear(x, allowed)
+    assert heard.second == (None if heard.sure else f.second)
+
+
 def test_results_repeat(spoken: tuple[Path, list[ts.Item]], recognizer: Recognizer) -> None:
     folder, items = spoken
     x = read_wav(folder / items[0].file)
