@@ -38,6 +38,7 @@ from companion.vision.crop import CROP_SIZE  # noqa: E402
 
 EMBED = 64
 CLASSES = len(FACES) + 1  # the five motifs and "not a die" (NOT_DIE)
+UNKNOWN_ART = -1  # label of a die whose motif no class names (a plain pip die): uniform over the motifs
 
 
 def conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
@@ -119,10 +120,16 @@ def loss_terms(model: FaceNet, logits: torch.Tensor, emb: torch.Tensor, labels: 
     other right angles), a third term pulls each crop's two normalised embeddings
     together, so that a profile can embed one view of a die instead of four.
     """
-    ce = nn.functional.cross_entropy(logits, labels)
-    cos = nn.functional.normalize(emb, dim=1) @ nn.functional.normalize(model.prototypes, dim=1).T
-    margin = 0.25 * nn.functional.one_hot(labels, CLASSES).float()
-    total = ce + nn.functional.cross_entropy(16.0 * (cos - margin), labels)
+    known = labels != UNKNOWN_ART
+    ce = nn.functional.cross_entropy(logits[known], labels[known])
+    cos = nn.functional.normalize(emb[known], dim=1) @ nn.functional.normalize(model.prototypes, dim=1).T
+    margin = 0.25 * nn.functional.one_hot(labels[known], CLASSES).float()
+    total = ce + nn.functional.cross_entropy(16.0 * (cos - margin), labels[known])
+    if not bool(known.all()):
+        # A die of art no class names is a die all the same: its probability
+        # spreads over the five motifs (so it reads `?`), none on "not a die".
+        logp = nn.functional.log_softmax(logits[~known], dim=1)
+        total = total - logp[:, : len(FACES)].mean(dim=1).mean() * (~known).float().mean()
     half = len(labels) // 2
     if half and len(labels) == 2 * half and bool((labels[:half] == labels[half:]).all()):
         e = nn.functional.normalize(emb, dim=1)
@@ -136,6 +143,39 @@ ROTATION_WEIGHT = 1.0
 def step_batch(x: torch.Tensor, y: torch.Tensor, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
     """Two augmented views of each crop (different rotations, colours, contrast), stacked."""
     return torch.cat([augment(x, gen), augment(x, gen)]), torch.cat([y, y])
+
+
+def load_onnx(model: FaceNet, path: Path) -> None:
+    """Start from an exported model: its convolutions carry their BatchNorm folded in.
+
+    Each BatchNorm becomes the identity with the folded bias as its shift; they are
+    then kept in eval mode while training (frozen_bn) so that they stay so.
+    """
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    init = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in graph.initializer}
+    convs = [n for n in graph.node if n.op_type == "Conv"]
+    blocks = [m for m in model.features if isinstance(m, nn.Sequential)]
+    if len(convs) != len(blocks):
+        raise SystemExit(f"{path} is not a FaceNet export")
+    with torch.no_grad():
+        for node, block in zip(convs, blocks, strict=True):
+            conv, bn = block[0], block[1]
+            conv.weight.copy_(init[node.input[1]])
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(init[node.input[2]])
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        for name in ("embed.weight", "embed.bias", "head.weight", "head.bias"):
+            dict(model.named_parameters())[name].copy_(init[name])
+
+
+def frozen_bn(model: FaceNet) -> None:
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
 
 
 def train(args: argparse.Namespace) -> None:
@@ -162,6 +202,16 @@ def train(args: argparse.Namespace) -> None:
                                   background=bg))
         tr = _join(tr, make_crops(fseeds[args.family_frames * 3 // 4 :], fam, per_die=pd, workers=args.workers,
                                   size=(1280, 960), background=bg))
+    if args.pip_frames:
+        # Plain pip dice (PIP_TRAIN styles): dice whose art no motif class names.
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from refit_not_die import pip_dice
+
+        from companion.synth.pips import PIP_TRAIN
+
+        pd_crops = pip_dice(int(rng.integers(0, 2**31)), args.pip_frames, PIP_TRAIN)
+        tr = _join(tr, CropSet(pd_crops, np.full(len(pd_crops), UNKNOWN_ART, np.int64), ["pip"] * len(pd_crops),
+                               np.full(len(pd_crops), -1, np.int64)))
     if args.non_die:
         # Things a fooled finder hands over: grid cells, tiles, markers, text, textures, coins.
         nd = non_die_crops(args.non_die, args.seed + 99)
@@ -170,12 +220,23 @@ def train(args: argparse.Namespace) -> None:
     va = make_crops(val_seeds, family_styles("validation", 200, args.seed + 1), per_die=1, workers=args.workers,
                     background=1)
     print(f"data: {len(tr.labels)} train crops, {len(va.labels)} validation crops, {time.time() - t0:.0f} s", flush=True)
-    print("classes in training:", np.bincount(tr.labels, minlength=CLASSES).tolist(), flush=True)
+    print("classes in training:", np.bincount(tr.labels[tr.labels >= 0], minlength=CLASSES).tolist(),
+          "dice of unknown art:", int(np.sum(tr.labels == UNKNOWN_ART)), flush=True)
     xtr = torch.from_numpy(tr.images)  # uint8: a float copy of 100k crops would take 5 GB
     ytr = torch.from_numpy(tr.labels)
     xva = torch.from_numpy(va.images.astype(np.float32))
     yva = torch.from_numpy(va.labels)
     model = FaceNet()
+    if args.init:
+        load_onnx(model, Path(args.init))
+        with torch.no_grad():  # the motif directions from the model's own embedding of its crops
+            model.eval()
+            sample = torch.randperm(len(ytr), generator=torch.Generator().manual_seed(args.seed))[:4000]
+            emb = torch.cat([model(xtr[sample[i : i + 500]].float())[1] for i in range(0, len(sample), 500)])
+            lab = ytr[sample]
+            for k in range(CLASSES):
+                if bool((lab == k).any()):
+                    model.prototypes[k] = nn.functional.normalize(emb[lab == k], dim=1).mean(dim=0)
     if args.budget:
         # A time budget: measure the speed of a few steps, then fix the schedule to fit.
         probe = FaceNet()
@@ -196,7 +257,7 @@ def train(args: argparse.Namespace) -> None:
     else:
         steps = args.epochs * math.ceil(len(ytr) / (args.batch // 2))
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.15)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=args.pct_start)
     loss_fn = nn.CrossEntropyLoss()
     gen = torch.Generator().manual_seed(args.seed)
     del loss_fn
@@ -205,6 +266,8 @@ def train(args: argparse.Namespace) -> None:
     last_save = time.time()
     while done < steps:
         model.train()
+        if args.init:
+            frozen_bn(model)
         order = torch.randperm(len(ytr), generator=gen)
         total = 0.0
         for i in range(0, len(order), args.batch // 2):
@@ -223,6 +286,8 @@ def train(args: argparse.Namespace) -> None:
             if time.time() - last_save > 600:  # a model exists whatever happens next
                 export(model, Path(args.out).with_suffix(".ckpt.onnx"))
                 model.train()
+                if args.init:
+                    frozen_bn(model)
                 last_save = time.time()
         epoch += 1
         model.eval()
@@ -252,7 +317,8 @@ def train(args: argparse.Namespace) -> None:
         "train_seconds": train_seconds, "calibration_seconds": report["seconds"], "torch": torch.__version__,
         "train_styles": len(TRAIN), "family_frames": args.family_frames, "family_styles": args.family_styles,
         "budget": args.budget, "steps": steps, "per_die": args.per_die, "background": args.background,
-        "non_die": args.non_die, "rotation_weight": ROTATION_WEIGHT,
+        "non_die": args.non_die, "rotation_weight": ROTATION_WEIGHT, "pip_frames": args.pip_frames,
+        "init": args.init,
     }
     Path(args.out).with_suffix(".train.json").write_text(json.dumps(info, indent=1))
     print(json.dumps(info), flush=True)
@@ -280,6 +346,9 @@ def main() -> None:
     ap.add_argument("--per-die", type=int, default=1, help="jittered crops cut of each die")
     ap.add_argument("--background", type=int, default=1, help="squares of bare table cut from each frame")
     ap.add_argument("--non-die", type=int, default=12000, help="drawn crops of things that are not dice")
+    ap.add_argument("--pip-frames", type=int, default=0, help="frames of plain pip dice, dice of unknown art")
+    ap.add_argument("--init", default=None, help="start from this exported model (fine-tuning)")
+    ap.add_argument("--pct-start", type=float, default=0.15, help="share of the steps the LR rises")
     ap.add_argument("--epochs", type=int, default=12)
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=4e-3)

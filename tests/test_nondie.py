@@ -91,9 +91,7 @@ def test_reader_drops_what_the_model_calls_not_a_die() -> None:
 @pytest.mark.skipif(not MODEL.is_file(), reason="models/faces.onnx is not built yet")
 def test_shipped_model_says_not_a_die_for_drawn_non_dice_and_never_for_dice() -> None:
     clf = FaceClassifier(MODEL, threads=1)
-    if not clf.knows_non_dice:
-        pytest.skip("the shipped model has no not-a-die class")
-    assert 0.5 <= clf.not_die_threshold < 1.0
+    assert clf.knows_non_dice and 0.5 <= clf.not_die_threshold < 1.0
     drawn = clf.classify(non_die_crops(160, 777))
     assert np.mean([r.not_die for r in drawn]) >= 0.8
     assert all(r.face == "?" for r in drawn if r.not_die)
@@ -122,9 +120,7 @@ def test_a_sixth_class_must_be_not_a_die(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="has classes"):
         FaceClassifier(other)
     write_metadata(other, {"classes": ",".join(FACES) + "," + NOT_A_DIE})
-    knows = FaceClassifier(MODEL).knows_non_dice
-    if knows:
-        assert FaceClassifier(other).knows_non_dice
-    else:  # five outputs cannot carry six classes
-        with pytest.raises(ModelError, match="5 outputs for 6 classes"):
-            FaceClassifier(other)
+    assert FaceClassifier(other).knows_non_dice
+    write_metadata(other, {"classes": ",".join(FACES)})  # six outputs cannot carry five classes
+    with pytest.raises(ModelError, match="6 outputs for 5 classes"):
+        FaceClassifier(other)
