@@ -8,7 +8,7 @@ import time
 import numpy as np
 
 from companion.synth import FACES, TRAIN, render_frame
-from companion.vision.classify import FaceClassifier, default_enrol_model_path
+from companion.vision.classify import READ_ROTATIONS, FaceClassifier, default_enrol_model_path
 from companion.vision.crop import cut_faces
 from companion.vision.enroll import fit_profile
 
@@ -44,7 +44,7 @@ def main() -> None:
     print(f"  classify {len(crops)} crops in one batch: median {statistics.median(run_ms):.2f} ms, "
           f"p90 {float(np.percentile(run_ms, 90)):.2f} ms")
     print(f"  classify 1 crop: median {statistics.median(one_ms):.2f} ms")
-    # With an enrolment profile each die is embedded at its four right angles by the enrolment model.
+    # With an enrolment profile each die is embedded at READ_ROTATIONS right angles.
     enrol = FaceClassifier(default_enrol_model_path())
     every = render_frame(4, n_dice=DICE, styles=TRAIN, faces=list(FACES))  # enrols every motif
     labels = np.array([FACES.index(d.face) for d in every.dice])
@@ -57,7 +57,7 @@ def main() -> None:
             t0 = time.perf_counter()
             enrol.classify(crops)
             prof_ms.append((time.perf_counter() - t0) * 1e3)
-        print(f"  classify {len(crops)} crops with a profile ({enrol.path.name}, 4 rotations): median "
+        print(f"  classify {len(crops)} crops with a profile ({enrol.path.name}, {READ_ROTATIONS} views a die): median "
               f"{statistics.median(prof_ms):.2f} ms, p90 {float(np.percentile(prof_ms, 90)):.2f} ms")
 
 

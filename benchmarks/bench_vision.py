@@ -1,6 +1,6 @@
 """Time `vision read` (find + classify, decoding and model loading excluded) on rendered frames.
 
-    python benchmarks/bench_vision.py [--frames 30] [--dice 20]
+    python benchmarks/bench_vision.py [--frames 30] [--dice 20] [--profile P]
 
 Prints the median and 95th percentile per frame size, and the detection
 figures on the same frames (held-out styles) so speed is never bought with
@@ -30,12 +30,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--frames", type=int, default=30)
     ap.add_argument("--dice", type=int, default=20)
     ap.add_argument("--repeat", type=int, default=3, help="timed reads per frame")
+    ap.add_argument("--profile", default=None, help="read with this enrolment profile (its faces are another set's)")
     args = ap.parse_args(argv)
     try:
         from companion.vision.read import Reader
 
-        reader: Reader | None = Reader.load()
-        what = "find + classify"
+        reader: Reader | None = Reader.load(profile=args.profile)
+        what = "find + classify" + (" with a profile" if args.profile else "")
     except Exception as exc:  # no model yet: time the finder alone, and say so
         print(f"face model unavailable ({exc}); timing the die finder alone")
         reader = None

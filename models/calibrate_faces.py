@@ -16,6 +16,14 @@ the learned finder, half-hidden dice left out. Two kinds of frames:
 The threshold is the higher of the two. A profile needs neither: it sets its
 own limits from its enrolment frames (companion.vision.enroll).
 
+A model with the "not a die" class also gets `not_die_threshold`: halfway
+between the highest not-a-die probability any real die got and 1 (never
+below 0.5), so that no validation die would have been dropped from a
+reading: the dice of both kinds of frames, and rendered plain pip dice of the
+PIP_VALIDATION styles (art no motif class names; dice all the same). How many bare-table squares of the same frames and
+drawn non-die crops (synth/nondie.py, a seed training never used) it catches
+is reported beside it.
+
     python models/calibrate_faces.py [--model models/faces.onnx] [--frames 300]
 """
 
@@ -37,11 +45,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy.typing as npt  # noqa: E402
 import onnx  # noqa: E402
 from faceeval import choose_threshold, fit_temperature, scores  # noqa: E402
+from refit_not_die import pip_dice  # noqa: E402
 
 from companion.synth import render_frame  # noqa: E402
+from companion.synth.crops import background_squares  # noqa: E402
 from companion.synth.families import family_styles  # noqa: E402
+from companion.synth.nondie import non_die_crops  # noqa: E402
+from companion.synth.pips import PIP_VALIDATION  # noqa: E402
 from companion.synth.styles import VALIDATION, Style  # noqa: E402
-from companion.vision.classify import FACES, FaceClassifier, softmax  # noqa: E402
+from companion.vision.classify import FACES, NOT_A_DIE, FaceClassifier  # noqa: E402
 from companion.vision.crop import cut_faces  # noqa: E402
 from companion.vision.detect_net import find_dice_net  # noqa: E402
 from companion.vision.scoring import match_points, outside_frame  # noqa: E402
@@ -50,6 +62,7 @@ TARGET = 0.0001
 FAMILY_TARGET = 0.002
 FIRST_SEED = 30_000
 FAMILY_SETS = 200
+NON_DIE_SEED = 424_242  # drawn non-die crops for the report only; training draws from seed + 99
 
 
 def write_metadata(path: Path, values: dict[str, str]) -> None:
@@ -68,16 +81,20 @@ class ReadDice:
     logits: npt.NDArray[np.float32]
     embeddings: npt.NDArray[np.float32]
     sets: list[tuple[str, ...]]  # the dice sets of each die's frame
+    table_logits: npt.NDArray[np.float32]  # bare-table squares of the same frames, one a frame
 
 
 def read_frames(clf: FaceClassifier, n_frames: int, first: int = FIRST_SEED,
                 styles: Sequence[Style] = VALIDATION) -> ReadDice:
     """Every whole die the finder finds and matches in n rendered validation frames."""
     labels: list[int] = []
-    logits, embs = [], []
+    logits, embs, table = [], [], []
     sets: list[tuple[str, ...]] = []
     for seed in range(first, first + n_frames):
         f = render_frame(seed, size=(1280, 960), styles=styles)
+        bare = background_squares([d.corners for d in f.dice], f.image.shape, 1, np.random.default_rng(seed))
+        if bare:
+            table.append(clf.run(cut_faces(f.image, bare))[0])
         h, w = f.image.shape[:2]
         found = [d for d in find_dice_net(f.image) if d.clean]
         pairs = match_points([d.center for d in found], [d.corners for d in f.dice])
@@ -90,31 +107,61 @@ def read_frames(clf: FaceClassifier, n_frames: int, first: int = FIRST_SEED,
         labels.extend(FACES.index(f.dice[j].face) for _, j in keep)
         key = tuple(sorted({d.style for d in f.dice}))
         sets.extend([key] * len(keep))
-    return ReadDice(np.asarray(labels, np.int64), np.concatenate(logits), np.concatenate(embs), sets)
+    return ReadDice(np.asarray(labels, np.int64), np.concatenate(logits), np.concatenate(embs), sets,
+                    np.concatenate(table) if table else np.zeros((0, logits[0].shape[1]), np.float32))
+
+
+def output_classes(path: Path) -> tuple[str, ...]:
+    """FACES, followed by NOT_A_DIE when the network has that sixth output."""
+    dims = onnx.load(str(path)).graph.output[0].type.tensor_type.shape.dim
+    return FACES + (NOT_A_DIE,) if dims[1].dim_value == len(FACES) + 1 else FACES
+
+
+def not_die_limit(real_dice: npt.NDArray[np.float32]) -> float:
+    """Halfway from the highest not-a-die probability of a real die to 1, and at least 0.5."""
+    top = float(real_dice.max()) if len(real_dice) else 0.0
+    return max(0.5, top + (1.0 - top) / 2)
 
 
 def calibrate(path: Path, *, frames: int = 300, quick: bool = False) -> dict[str, object]:
     t0 = time.time()
     n = 6 if quick else frames
+    classes = output_classes(path)
     # Provisional values so that the classifier can load the model.
-    write_metadata(path, {"classes": ",".join(FACES), "temperature": "1", "threshold": "0"})
+    write_metadata(path, {"classes": ",".join(classes), "temperature": "1", "threshold": "0"})
     clf = FaceClassifier(path)
     styles = read_frames(clf, n)
     fam = read_frames(clf, n, FIRST_SEED + 5000, family_styles("validation", FAMILY_SETS, FIRST_SEED))
     logits = np.concatenate([styles.logits, fam.logits])
     labels = np.concatenate([styles.labels, fam.labels])
     temp = fit_temperature(logits, labels)
-    thr_styles = choose_threshold(softmax(styles.logits / temp), styles.labels, TARGET)
-    thr_fam = choose_threshold(softmax(fam.logits / temp), fam.labels, FAMILY_TARGET)
+    clf.calibration = type(clf.calibration)(temp, 0.0)
+    p_styles, nd_styles = clf.motif_probabilities(styles.logits)
+    p_fam, nd_fam = clf.motif_probabilities(fam.logits)
+    thr_styles = choose_threshold(p_styles, styles.labels, TARGET)
+    thr_fam = choose_threshold(p_fam, fam.labels, FAMILY_TARGET)
     thr = max(thr_styles, thr_fam)
-    values = {"classes": ",".join(FACES), "temperature": f"{temp:.6g}", "threshold": f"{thr:.6g}",
+    values = {"classes": ",".join(classes), "temperature": f"{temp:.6g}", "threshold": f"{thr:.6g}",
               "silent_target": str(TARGET), "family_silent_target": str(FAMILY_TARGET)}
+    non_die: dict[str, object] = {}
+    if clf.knows_non_dice:
+        # Plain pip dice of validation pip styles are dice too: art no motif class names.
+        pips = clf.motif_probabilities(clf.run(pip_dice(FIRST_SEED, n, PIP_VALIDATION))[0])[1]
+        real = np.concatenate([nd_styles, nd_fam, pips])
+        limit = not_die_limit(real)
+        values["not_die_threshold"] = f"{limit:.6g}"
+        table = clf.motif_probabilities(np.concatenate([styles.table_logits, fam.table_logits]))[1]
+        drawn = clf.motif_probabilities(clf.run(non_die_crops(400, NON_DIE_SEED))[0])[1]
+        non_die = {"real_dice_max": float(real.max()), "real_dice_dropped": int(np.sum(real >= limit)),
+                   "pip_dice": int(len(pips)), "pip_dice_max": float(pips.max()),
+                   "table_squares": int(len(table)), "table_squares_dropped": int(np.sum(table >= limit)),
+                   "drawn_non_dice": int(len(drawn)), "drawn_non_dice_dropped": int(np.sum(drawn >= limit))}
     write_metadata(path, values)
     return {"metadata": values, "validation_dice": int(len(styles.labels)), "family_dice": int(len(fam.labels)),
             "validation_frames": n, "first_seed": FIRST_SEED, "threshold_styles": thr_styles,
-            "threshold_families": thr_fam,
-            "styles": scores(softmax(styles.logits / temp), styles.labels, thr),
-            "families": scores(softmax(fam.logits / temp), fam.labels, thr), "seconds": round(time.time() - t0)}
+            "threshold_families": thr_fam, "not_a_die": non_die,
+            "styles": scores(p_styles, styles.labels, thr),
+            "families": scores(p_fam, fam.labels, thr), "seconds": round(time.time() - t0)}
 
 
 def main() -> None:
@@ -126,7 +173,7 @@ def main() -> None:
     report = calibrate(Path(args.model), frames=args.frames, quick=args.quick)
     out = Path(args.model).with_suffix(".calibration.json")
     out.write_text(json.dumps(report, indent=1) + "\n")
-    print(json.dumps({k: report[k] for k in ("metadata", "validation_dice", "seconds")}))
+    print(json.dumps({k: report[k] for k in ("metadata", "validation_dice", "not_a_die", "seconds")}))
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from faceeval import run_trial, scores  # noqa: E402
 
 from companion.synth.styles import HELD_OUT  # noqa: E402
-from companion.vision.classify import FaceClassifier, softmax  # noqa: E402
+from companion.vision.classify import FaceClassifier  # noqa: E402
 
 
 def main() -> None:
@@ -39,12 +39,12 @@ def main() -> None:
     cal = clf.calibration
     trials = [run_trial(clf, st, args.seed + i, test_frames=args.test_frames) for i, st in enumerate(HELD_OUT)]
     labels = np.concatenate([t.labels for t in trials])
-    base = softmax(np.concatenate([t.base_logits for t in trials]) / cal.temperature)
+    base = clf.motif_probabilities(np.concatenate([t.base_logits for t in trials]))[0]
     prof = np.concatenate([t.profile_probs for t in trials])
     sure = np.concatenate([t.profile_sure for t in trials])
     per_style = {}
     for t in trials:
-        b = scores(softmax(t.base_logits / cal.temperature), t.labels, cal.threshold)
+        b = scores(clf.motif_probabilities(t.base_logits)[0], t.labels, cal.threshold)
         p = scores(t.profile_probs, t.labels, 0.0, t.profile_sure)
         per_style[t.style] = {"n": len(t.labels), "base_read_right": b["read_right"], "base_silent": b["silent"],
                               "profile_read_right": p["read_right"], "profile_silent": p["silent"]}

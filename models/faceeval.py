@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from companion.synth.crops import jitter_corners  # noqa: E402
 from companion.synth.frame import FACES, render_frame  # noqa: E402
 from companion.synth.styles import Style  # noqa: E402
-from companion.vision.classify import FaceClassifier, softmax  # noqa: E402
+from companion.vision.classify import READ_ROTATIONS, FaceClassifier, softmax  # noqa: E402
 from companion.vision.crop import cut_face  # noqa: E402
 from companion.vision.enroll import fit_profile, model_digest, rotation_embeddings  # noqa: E402
 
@@ -33,7 +33,7 @@ class Trial:
     style: str
     labels: npt.NDArray[np.int64]
     base_logits: F32  # network logits of the test dice
-    profile_probs: F32  # the profile's probabilities (averaged over four rotations)
+    profile_probs: F32  # the profile's probabilities (averaged over READ_ROTATIONS views, as reading does)
     profile_sure: npt.NDArray[np.bool_]  # read as a motif by the profile (not `?`)
 
 
@@ -66,7 +66,7 @@ def run_trial(clf: FaceClassifier, style: Style, seed: int, *, enrol_frames: int
     test_x, test_y = np.concatenate(tx), np.concatenate(ty)
     prof = fit_profile(clf, enrol_x, enrol_y, np.concatenate(ef))
     logits, _ = clf.run(test_x)
-    probs, unlike = prof.read(rotation_embeddings(clf, test_x))
+    probs, unlike = prof.read(rotation_embeddings(clf, test_x, READ_ROTATIONS))
     return Trial(style.name, test_y, logits, probs, (probs.max(axis=1) >= prof.threshold) & ~unlike)
 
 

@@ -29,13 +29,16 @@ sys.path.insert(0, str(REPO))
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
-from companion.synth.crops import CropSet, make_crops  # noqa: E402
+from companion.synth.crops import NOT_DIE, CropSet, make_crops  # noqa: E402
 from companion.synth.families import family_styles  # noqa: E402
 from companion.synth.frame import FACES  # noqa: E402
+from companion.synth.nondie import non_die_crops  # noqa: E402
 from companion.synth.styles import TRAIN  # noqa: E402
 from companion.vision.crop import CROP_SIZE  # noqa: E402
 
 EMBED = 64
+CLASSES = len(FACES) + 1  # the five motifs and "not a die" (NOT_DIE)
+UNKNOWN_ART = -1  # label of a die whose motif no class names (a plain pip die): uniform over the motifs
 
 
 def conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
@@ -58,11 +61,11 @@ class FaceNet(nn.Module):
             nn.AdaptiveAvgPool2d(1),
         )
         self.embed = nn.Linear(128, EMBED)
-        self.head = nn.Linear(EMBED, len(FACES))
+        self.head = nn.Linear(EMBED, CLASSES)
         # Motif directions on the unit sphere (training only): a cosine-margin
         # term pulls each die's normalised embedding to its motif's, so that
         # enrolment's nearest-prototype reading has clusters to work with.
-        self.prototypes = nn.Parameter(torch.randn(len(FACES), EMBED) * 0.1)
+        self.prototypes = nn.Parameter(torch.randn(CLASSES, EMBED) * 0.1)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         x = x.permute(0, 3, 1, 2)
@@ -75,11 +78,20 @@ class FaceNet(nn.Module):
         return self.head(torch.relu(emb)), emb
 
 
+def rotate(batch: torch.Tensor, ks: torch.Tensor) -> torch.Tensor:
+    """Each crop of (N, H, W, C) turned by its own number of right angles."""
+    out = batch.clone()
+    for k in range(1, 4):
+        sel = ks == k
+        if bool(sel.any()):
+            out[sel] = torch.rot90(batch[sel], k, dims=(1, 2))
+    return out
+
+
 def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """Right-angle rotations, channel shuffles, inversions, contrast, blur."""
+    """Right-angle rotations (each crop its own), channel shuffles, inversions, contrast, blur."""
     n = batch.shape[0]
-    k = int(torch.randint(0, 4, (1,), generator=gen))
-    batch = torch.rot90(batch, k, dims=(1, 2))
+    batch = rotate(batch.float(), torch.randint(0, 4, (n,), generator=gen))
     perm = torch.randperm(3, generator=gen)
     shuffle = torch.rand(n, 1, 1, 1, generator=gen) < 0.5
     batch = torch.where(shuffle, batch[..., perm], batch)
@@ -102,11 +114,68 @@ def _join(a: CropSet, b: CropSet) -> CropSet:
 
 
 def loss_terms(model: FaceNet, logits: torch.Tensor, emb: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """Cross-entropy of the head plus a cosine-margin term on the embedding (CosFace, s=16, m=0.25)."""
-    ce = nn.functional.cross_entropy(logits, labels)
-    cos = nn.functional.normalize(emb, dim=1) @ nn.functional.normalize(model.prototypes, dim=1).T
-    margin = 0.25 * nn.functional.one_hot(labels, len(FACES)).float()
-    return ce + nn.functional.cross_entropy(16.0 * (cos - margin), labels)
+    """Cross-entropy of the head plus a cosine-margin term on the embedding (CosFace, s=16, m=0.25).
+
+    When the batch is two views of the same crops (first half, second half turned by
+    other right angles), a third term pulls each crop's two normalised embeddings
+    together, so that a profile can embed one view of a die instead of four.
+    """
+    known = labels != UNKNOWN_ART
+    ce = nn.functional.cross_entropy(logits[known], labels[known])
+    cos = nn.functional.normalize(emb[known], dim=1) @ nn.functional.normalize(model.prototypes, dim=1).T
+    margin = 0.25 * nn.functional.one_hot(labels[known], CLASSES).float()
+    total = ce + nn.functional.cross_entropy(16.0 * (cos - margin), labels[known])
+    if not bool(known.all()):
+        # A die of art no class names is a die all the same: its probability
+        # spreads over the five motifs (so it reads `?`), none on "not a die".
+        logp = nn.functional.log_softmax(logits[~known], dim=1)
+        total = total - logp[:, : len(FACES)].mean(dim=1).mean() * (~known).float().mean()
+    half = len(labels) // 2
+    if half and len(labels) == 2 * half and bool((labels[:half] == labels[half:]).all()):
+        e = nn.functional.normalize(emb, dim=1)
+        total = total + ROTATION_WEIGHT * (1 - (e[:half] * e[half:]).sum(dim=1)).mean() * 10
+    return total
+
+
+ROTATION_WEIGHT = 1.0
+
+
+def step_batch(x: torch.Tensor, y: torch.Tensor, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """Two augmented views of each crop (different rotations, colours, contrast), stacked."""
+    return torch.cat([augment(x, gen), augment(x, gen)]), torch.cat([y, y])
+
+
+def load_onnx(model: FaceNet, path: Path) -> None:
+    """Start from an exported model: its convolutions carry their BatchNorm folded in.
+
+    Each BatchNorm becomes the identity with the folded bias as its shift; they are
+    then kept in eval mode while training (frozen_bn) so that they stay so.
+    """
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    init = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in graph.initializer}
+    convs = [n for n in graph.node if n.op_type == "Conv"]
+    blocks = [m for m in model.features if isinstance(m, nn.Sequential)]
+    if len(convs) != len(blocks):
+        raise SystemExit(f"{path} is not a FaceNet export")
+    with torch.no_grad():
+        for node, block in zip(convs, blocks, strict=True):
+            conv, bn = block[0], block[1]
+            conv.weight.copy_(init[node.input[1]])
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(init[node.input[2]])
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        for name in ("embed.weight", "embed.bias", "head.weight", "head.bias"):
+            dict(model.named_parameters())[name].copy_(init[name])
+
+
+def frozen_bn(model: FaceNet) -> None:
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
 
 
 def train(args: argparse.Namespace) -> None:
@@ -116,74 +185,120 @@ def train(args: argparse.Namespace) -> None:
     rng = np.random.default_rng(args.seed)
     train_seeds = rng.integers(0, 2**31, args.train_frames)
     val_seeds = rng.integers(0, 2**31, args.val_frames)
-    tr = make_crops(train_seeds, TRAIN, per_die=2, workers=args.workers)
+    pd, bg = args.per_die, args.background
+    tr = make_crops(train_seeds, TRAIN, per_die=pd, workers=args.workers, background=bg)
     if args.big_frames:
         # Frames of the size the camera gives: dice drawn with more pixels,
         # then shrunk by cut_face, as on the table.
         big_seeds = rng.integers(0, 2**31, args.big_frames)
-        big = make_crops(big_seeds, TRAIN, per_die=2, workers=args.workers, size=(1280, 960))
+        big = make_crops(big_seeds, TRAIN, per_die=pd, workers=args.workers, size=(1280, 960), background=bg)
         tr = _join(tr, big)
     if args.family_frames:
         # Sets drawn from the training drawing families (families.py): the
         # validation and held-out families are never seen here.
         fam = family_styles("train", args.family_styles, args.seed)
         fseeds = rng.integers(0, 2**31, args.family_frames)
-        tr = _join(tr, make_crops(fseeds[: args.family_frames * 3 // 4], fam, per_die=2, workers=args.workers))
-        tr = _join(tr, make_crops(fseeds[args.family_frames * 3 // 4 :], fam, per_die=2, workers=args.workers,
-                                  size=(1280, 960)))
-    va = make_crops(val_seeds, family_styles("validation", 200, args.seed + 1), per_die=1, workers=args.workers)
+        tr = _join(tr, make_crops(fseeds[: args.family_frames * 3 // 4], fam, per_die=pd, workers=args.workers,
+                                  background=bg))
+        tr = _join(tr, make_crops(fseeds[args.family_frames * 3 // 4 :], fam, per_die=pd, workers=args.workers,
+                                  size=(1280, 960), background=bg))
+    if args.pip_frames:
+        # Plain pip dice (PIP_TRAIN styles): dice whose art no motif class names.
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from refit_not_die import pip_dice
+
+        from companion.synth.pips import PIP_TRAIN
+
+        pd_crops = pip_dice(int(rng.integers(0, 2**31)), args.pip_frames, PIP_TRAIN)
+        tr = _join(tr, CropSet(pd_crops, np.full(len(pd_crops), UNKNOWN_ART, np.int64), ["pip"] * len(pd_crops),
+                               np.full(len(pd_crops), -1, np.int64)))
+    if args.non_die:
+        # Things a fooled finder hands over: grid cells, tiles, markers, text, textures, coins.
+        nd = non_die_crops(args.non_die, args.seed + 99)
+        tr = _join(tr, CropSet(nd, np.full(len(nd), NOT_DIE, np.int64), ["non-die"] * len(nd),
+                               np.full(len(nd), -1, np.int64)))
+    va = make_crops(val_seeds, family_styles("validation", 200, args.seed + 1), per_die=1, workers=args.workers,
+                    background=1)
     print(f"data: {len(tr.labels)} train crops, {len(va.labels)} validation crops, {time.time() - t0:.0f} s", flush=True)
-    xtr = torch.from_numpy(tr.images.astype(np.float32))
+    print("classes in training:", np.bincount(tr.labels[tr.labels >= 0], minlength=CLASSES).tolist(),
+          "dice of unknown art:", int(np.sum(tr.labels == UNKNOWN_ART)), flush=True)
+    xtr = torch.from_numpy(tr.images)  # uint8: a float copy of 100k crops would take 5 GB
     ytr = torch.from_numpy(tr.labels)
     xva = torch.from_numpy(va.images.astype(np.float32))
     yva = torch.from_numpy(va.labels)
     model = FaceNet()
-    steps = args.epochs * math.ceil(len(ytr) / args.batch)
+    if args.init:
+        load_onnx(model, Path(args.init))
+        with torch.no_grad():  # the motif directions from the model's own embedding of its crops
+            model.eval()
+            sample = torch.randperm(len(ytr), generator=torch.Generator().manual_seed(args.seed))[:4000]
+            emb = torch.cat([model(xtr[sample[i : i + 500]].float())[1] for i in range(0, len(sample), 500)])
+            lab = ytr[sample]
+            for k in range(CLASSES):
+                if bool((lab == k).any()):
+                    model.prototypes[k] = nn.functional.normalize(emb[lab == k], dim=1).mean(dim=0)
     if args.budget:
         # A time budget: measure the speed of a few steps, then fix the schedule to fit.
         probe = FaceNet()
         popt = torch.optim.AdamW(probe.parameters(), lr=1e-3)
         tp = time.time()
         for i in range(10):
-            idx = torch.randint(0, len(ytr), (args.batch,), generator=torch.Generator().manual_seed(i))
-            lg, em = probe(augment(xtr[idx], torch.Generator().manual_seed(i)))
-            lo = loss_terms(probe, lg, em, ytr[idx])
+            idx = torch.randint(0, len(ytr), (args.batch // 2,), generator=torch.Generator().manual_seed(i))
+            bx, by = step_batch(xtr[idx], ytr[idx], torch.Generator().manual_seed(i))
+            lg, em = probe(bx)
+            lo = loss_terms(probe, lg, em, by)
             popt.zero_grad()
             lo.backward()
             popt.step()
         per_step = (time.time() - tp) / 10
         steps = max(int(args.budget / (per_step * 1.05)), 50)
         print(f"budget {args.budget} s: {per_step * 1000:.0f} ms a step, {steps} steps "
-              f"({steps * args.batch / len(ytr):.1f} epochs)", flush=True)
+              f"({steps * args.batch / 2 / len(ytr):.1f} epochs)", flush=True)
+    else:
+        steps = args.epochs * math.ceil(len(ytr) / (args.batch // 2))
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.15)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=args.pct_start)
     loss_fn = nn.CrossEntropyLoss()
     gen = torch.Generator().manual_seed(args.seed)
     del loss_fn
     done = 0
     epoch = 0
+    last_save = time.time()
     while done < steps:
         model.train()
+        if args.init:
+            frozen_bn(model)
         order = torch.randperm(len(ytr), generator=gen)
         total = 0.0
-        for i in range(0, len(order), args.batch):
+        for i in range(0, len(order), args.batch // 2):
             if done >= steps:
                 break
-            idx = order[i : i + args.batch]
-            logits, emb = model(augment(xtr[idx], gen))
-            loss = loss_terms(model, logits, emb, ytr[idx])
+            idx = order[i : i + args.batch // 2]
+            bx, by = step_batch(xtr[idx], ytr[idx], gen)
+            logits, emb = model(bx)
+            loss = loss_terms(model, logits, emb, by)
             opt.zero_grad()
             loss.backward()
             opt.step()
             sched.step()
             done += 1
             total += float(loss.detach()) * len(idx)
+            if time.time() - last_save > 600:  # a model exists whatever happens next
+                export(model, Path(args.out).with_suffix(".ckpt.onnx"))
+                model.train()
+                if args.init:
+                    frozen_bn(model)
+                last_save = time.time()
         epoch += 1
         model.eval()
         with torch.no_grad():
             pred = torch.cat([model(xva[i : i + 512])[0].argmax(1) for i in range(0, len(yva), 512)])
         acc = float((pred == yva).float().mean())
+        die = yva != NOT_DIE
+        dropped = float((pred[die] == NOT_DIE).float().mean())
+        caught = float((pred[~die] == NOT_DIE).float().mean()) if bool((~die).any()) else float("nan")
         print(f"epoch {epoch}, step {done}/{steps}: loss {total / len(ytr):.4f}, validation-family accuracy {acc:.4f}, "
+              f"dice called not-a-die {dropped:.4f}, table squares caught {caught:.4f}, "
               f"{time.time() - t0:.0f} s", flush=True)
         export(model, Path(args.out).with_suffix(".ckpt.onnx"))  # a model exists whatever happens next
     export(model, Path(args.out))
@@ -201,7 +316,9 @@ def train(args: argparse.Namespace) -> None:
         "train_crops": len(ytr), "val_crops": len(yva), "epochs": args.epochs,
         "train_seconds": train_seconds, "calibration_seconds": report["seconds"], "torch": torch.__version__,
         "train_styles": len(TRAIN), "family_frames": args.family_frames, "family_styles": args.family_styles,
-        "budget": args.budget, "steps": steps,
+        "budget": args.budget, "steps": steps, "per_die": args.per_die, "background": args.background,
+        "non_die": args.non_die, "rotation_weight": ROTATION_WEIGHT, "pip_frames": args.pip_frames,
+        "init": args.init,
     }
     Path(args.out).with_suffix(".train.json").write_text(json.dumps(info, indent=1))
     print(json.dumps(info), flush=True)
@@ -226,6 +343,12 @@ def main() -> None:
     ap.add_argument("--family-frames", type=int, default=2000, help="frames of training-family sets (3/4 at 640x480)")
     ap.add_argument("--family-styles", type=int, default=800, help="random sets drawn from the training families")
     ap.add_argument("--budget", type=float, default=0, help="seconds of training; sets the number of steps")
+    ap.add_argument("--per-die", type=int, default=1, help="jittered crops cut of each die")
+    ap.add_argument("--background", type=int, default=1, help="squares of bare table cut from each frame")
+    ap.add_argument("--non-die", type=int, default=12000, help="drawn crops of things that are not dice")
+    ap.add_argument("--pip-frames", type=int, default=0, help="frames of plain pip dice, dice of unknown art")
+    ap.add_argument("--init", default=None, help="start from this exported model (fine-tuning)")
+    ap.add_argument("--pct-start", type=float, default=0.15, help="share of the steps the LR rises")
     ap.add_argument("--epochs", type=int, default=12)
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=4e-3)
@@ -237,6 +360,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.quick:
         args.train_frames, args.big_frames, args.val_frames, args.epochs, args.family_frames = 12, 2, 4, 1, 8
+        args.non_die = 40
     train(args)
 
 

@@ -41,11 +41,12 @@ def test_held_out_frames_after_enrolment_meet_the_targets() -> None:
     assert tally.recall >= 0.995 and tally.precision >= 0.995, tally.summary()
     assert tally.silent_errors <= 0.001, tally.summary()
     # The targets are 99.5 % faces right and 97 % of frames all right (29 of 30 here, with a
-    # frame's slack). NOT MET since the finder was fine-tuned on real photos (issue 14) and
-    # profiles read with faces.enrol.onnx, trained on many drawing families (issue 13): both
-    # trade a few '?' on our own styles for art and photos they never saw (jade after
-    # enrolment 68.9 -> 96.5 % right, real photos' die recall 86.8 -> 98.3 %). Measured here:
-    # 626 of 630 faces right, 4 '?', none wrong; 26 of 30 frames. The floors say where it
-    # stands so that a further loss fails; they are not the targets.
-    assert tally.faces_right >= 0.99, tally.summary()
-    assert tally.frames_right >= 26 / 30, tally.summary()
+    # frame's slack). Faces MET, frames NOT MET: since the finder was fine-tuned on real photos
+    # (issue 14) it finds a few things that are no die here (read `?`), and the one face model
+    # (issue 13, second round: trained on many drawing families, with a not-a-die class, its
+    # profile reading two views of each die) trades a rare `?` on our own styles for art it
+    # never saw (jade alone: 18.4 % -> 0.0 % silent). Measured here: 629 of 630 faces right,
+    # 1 `?`, none wrong; 27 of 30 frames (before: 626 of 630, 26 of 30). The floors say
+    # where it stands so that a further loss fails.
+    assert tally.faces_right >= 0.998, tally.summary()
+    assert tally.frames_right >= 27 / 30, tally.summary()

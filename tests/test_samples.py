@@ -30,7 +30,12 @@ def test_vision_read_of_the_table_sample(capsys: pytest.CaptureFixture[str]) -> 
     assert main(["vision", "read", str(SAMPLES / "table-3cults.jpg"), "--json"]) == 0
     read = json.loads(capsys.readouterr().out.splitlines()[0])["dice"]
     assert len(read) == len(truth) == 14
-    for t in truth:  # every drawn die read where it lies, with its motif
+    unsure = 0
+    for t in truth:  # every drawn die read where it lies, with its motif or `?`, never another
         near = min(read, key=lambda d: (d["x"] - t["x"]) ** 2 + (d["y"] - t["y"]) ** 2)
         assert abs(near["x"] - t["x"]) < 12 and abs(near["y"] - t["y"]) < 12
-        assert near["face"] == t["face"]
+        assert near["face"] in (t["face"], "?")
+        unsure += near["face"] == "?"
+    # The shipped model alone sets its `?` limit by drawing families it never saw (issue 13):
+    # the sample's 1 and 2 dice read `?` at 0.95-0.98 (limit 0.983); the other ten are read.
+    assert unsure <= 4

@@ -34,6 +34,7 @@ import numpy.typing as npt
 from companion.fileperm import private_dir, write_private
 from companion.vision.classify import (
     FACES,
+    READ_ROTATIONS,
     FaceClassifier,
     ModelError,
     default_enrol_model_path,
@@ -74,15 +75,22 @@ def model_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
-def with_rotations(crops: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
-    """Each crop at 0, 90, 180 and 270 degrees: (4N, ...), rotation-major."""
-    return np.ascontiguousarray(np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(4)]))
+def with_rotations(crops: npt.NDArray[np.uint8], rotations: int = 4) -> npt.NDArray[np.uint8]:
+    """Each crop at 0, 90, 180 and 270 degrees (the first `rotations` of them): (RN, ...), rotation-major."""
+    if rotations == 1:
+        return crops
+    return np.ascontiguousarray(np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(rotations)]))
 
 
-def rotation_embeddings(classifier: FaceClassifier, crops: npt.NDArray[np.uint8]) -> F32:
-    """Normalised embeddings of every crop at its four right angles: (4, N, D)."""
-    _, emb = classifier.run(with_rotations(crops))
-    return _normalise(emb.reshape(4, len(crops), -1))
+def rotation_run(classifier: FaceClassifier, crops: npt.NDArray[np.uint8], rotations: int = 4) -> tuple[F32, F32]:
+    """Logits of the crops as they are (N, C), and normalised embeddings at `rotations` right angles (R, N, D)."""
+    logits, emb = classifier.run(with_rotations(crops, rotations))
+    return logits[: len(crops)], _normalise(emb.reshape(rotations, len(crops), -1))
+
+
+def rotation_embeddings(classifier: FaceClassifier, crops: npt.NDArray[np.uint8], rotations: int = 4) -> F32:
+    """Normalised embeddings of every crop at its right angles: (R, N, D), four unless told."""
+    return rotation_run(classifier, crops, rotations)[1]
 
 
 @dataclass(frozen=True)
@@ -124,7 +132,7 @@ class Profile:
     warnings: tuple[str, ...] = field(default=())
 
     def read(self, rot_emb: F32) -> tuple[F32, npt.NDArray[np.bool_]]:
-        """Probabilities (N, 5) averaged over the four rotations, and which dice are unlike any motif."""
+        """Probabilities (N, 5) averaged over the rotations given (R, N, D), and which dice are unlike any motif."""
         z = rot_emb @ self.weights + self.bias  # (4, N, 5)
         probs = np.asarray(softmax(z.reshape(-1, z.shape[-1])).reshape(z.shape).mean(axis=0), np.float32)
         return probs, self.similarity(rot_emb, probs.argmax(axis=1)) < self.min_similarity
@@ -256,9 +264,11 @@ def _cross_check(rot_emb: F32, labels: I64, frames: I64) -> _Crossed:
             continue
         w, b, protos = _fit(rot_emb[:, ~out], labels[~out])
         part = Profile(w, b, protos, 0.0, -1.0, "", (0,) * len(FACES))
-        p, _ = part.read(rot_emb[:, out])
+        # The left-out frame is read as reading will read: READ_ROTATIONS views of each die.
+        views = rot_emb[:READ_ROTATIONS, out]
+        p, _ = part.read(views)
         probs[out] = p
-        sim[out] = part.similarity(rot_emb[:, out], p.argmax(axis=1))
+        sim[out] = part.similarity(views, p.argmax(axis=1))
         checked[out] = True
     return _Crossed(probs, sim, checked, tuple(unchecked))
 

@@ -1,7 +1,9 @@
 """Reading a frame: find every die, cut its top face, read its motif.
 
 A die the finder could not cut out cleanly is still read (so its confidence
-says something) but reported as ``?``: doubt is shown, never hidden.
+says something) but reported as ``?``: doubt is shown, never hidden. A find
+the face model is sure holds no die at all (a grid square or a printed marker
+the finder mistook for a die; classify.NOT_A_DIE) is left out of the reading.
 """
 
 from __future__ import annotations
@@ -106,6 +108,8 @@ class Reader:
         faces = self.classifier.read(image_bgr, [d.corners for d in found])
         out = []
         for die, r in zip(found, faces, strict=True):
+            if getattr(r, "not_die", False):  # pip readings have no such field: --dice d6 drops nothing
+                continue
             face = str(r.face) if die.clean else UNKNOWN
             out.append(DieReading(die.center[0], die.center[1], face, float(r.confidence), die.corners))
         return out
