@@ -49,7 +49,10 @@ class FoundDie:
     starting from the corner nearest the top-left; ``edge`` its mean side.
     ``clean`` is False when the die was found but its face cannot be cut out
     reliably (merged with a neighbour, cut by the frame border, odd shape);
-    ``reason`` then says why in a few words.
+    ``reason`` then says why in a few words. ``sized`` marks a sure find
+    whose size was weighed against the others' (the net finder's size rule),
+    so the rule can be weighed again once phantoms are known (``size_doubt``:
+    that rule is the only reason the die is not clean).
     """
 
     center: tuple[float, float]
@@ -57,6 +60,8 @@ class FoundDie:
     edge: float
     clean: bool = True
     reason: str = ""
+    sized: bool = False
+    size_doubt: bool = False
 
 
 @dataclass(frozen=True)

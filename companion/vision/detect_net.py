@@ -157,10 +157,37 @@ def select(cands: list[Candidate], w: int, h: int, cfg: NetSettings) -> list[Fou
                 continue
             reasons.append(f"weak detection ({c.score:.2f})")
         elif not cfg.sure_lo <= ratio <= cfg.sure_hi:
-            reasons.append(f"size unlike the other dice ({ratio:.2f}x)")
+            reasons.append(_size_reason(ratio))
         if is_cut:
             reasons.append("cut by the frame border")
-        out.append(FoundDie((float(c.x), float(c.y)), c.corners, c.edge, not reasons, "; ".join(reasons)))
+        sized = c.score >= cfg.threshold and not is_cut
+        out.append(FoundDie((float(c.x), float(c.y)), c.corners, c.edge, not reasons, "; ".join(reasons),
+                            sized=sized, size_doubt=sized and len(reasons) == 1))
+    return out
+
+
+def _size_reason(ratio: float) -> str:
+    return f"size unlike the other dice ({ratio:.2f}x)"
+
+
+def weigh_sizes_again(dice: list[FoundDie], cfg: NetSettings | None = None) -> list[FoundDie]:
+    """The size rule of :func:`select` again, over the dice that remain once the
+    reader has set phantoms aside: on a grid-paper mat the empty squares
+    outnumber the dice and would otherwise make every real die look the wrong
+    size."""
+    cfg = cfg or NetSettings()
+    sure = [d.edge for d in dice if d.sized]
+    ref = float(np.median(sure)) if len(sure) >= 3 else None
+    out = []
+    for d in dice:
+        if not d.sized or not (d.clean or d.size_doubt):
+            out.append(d)
+            continue
+        ratio = d.edge / ref if ref else 1.0
+        if cfg.sure_lo <= ratio <= cfg.sure_hi:
+            out.append(replace(d, clean=True, reason="", size_doubt=False))
+        else:
+            out.append(replace(d, clean=False, reason=_size_reason(ratio), size_doubt=True))
     return out
 
 

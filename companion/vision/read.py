@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from companion.vision.crop import CROP_SIZE
 from companion.vision.detect import DetectorSettings, FoundDie, find_dice
+from companion.vision.detect_net import weigh_sizes_again
 from companion.vision.image_file import ImageFileError as ReadError  # an image that cannot be read
 from companion.vision.image_file import load_image
 
@@ -106,10 +107,14 @@ class Reader:
         if not found:
             return []
         faces = self.classifier.read(image_bgr, [d.corners for d in found])
+        # pip readings have no `not_die`: --dice d6 drops nothing
+        kept = [(die, r) for die, r in zip(found, faces, strict=True) if not getattr(r, "not_die", False)]
+        if len(kept) < len(found):
+            # the finds set aside no longer count toward the size of this table's dice
+            dice = weigh_sizes_again([die for die, _ in kept])
+            kept = [(die, r) for die, (_, r) in zip(dice, kept, strict=True)]
         out = []
-        for die, r in zip(found, faces, strict=True):
-            if getattr(r, "not_die", False):  # pip readings have no such field: --dice d6 drops nothing
-                continue
+        for die, r in kept:
             face = str(r.face) if die.clean else UNKNOWN
             out.append(DieReading(die.center[0], die.center[1], face, float(r.confidence), die.corners))
         return out
