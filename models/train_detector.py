@@ -137,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--hard", type=Path, default=None, help="phantoms on development photos to show more often")
     t.add_argument("--hard-share", type=float, default=0.3, help="share of real samples around a hard negative")
     t.add_argument("--near", type=float, default=0.8, help="share of rendered crops that hold a die")
+    t.add_argument("--markers", type=float, default=0.0, help="share of rendered crops given printed fiducials")
     t.add_argument("--closeup-every", type=int, default=0, help="every N-th batch: 96x96 one-die frames")
     t.add_argument("--freeze-bn", action="store_true", help="keep BatchNorm statistics fixed (fine-tuning)")
     t.add_argument("--export-every", type=float, default=0.0, help="also export every so many minutes")
@@ -294,6 +295,7 @@ class Frames:
     def __init__(self, roots: list[Path], rng: np.random.Generator, max_frames: int = 8000) -> None:
         self.roots, self.rng, self.max = roots, rng, max_frames
         self.near = 0.8  # share of crops that hold a die; the others show clutter and table
+        self.markers = 0.0  # share of crops given printed fiducials (companion.synth.squares)
         self.loaded: set[str] = set()
         self.items: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.by_root: dict[Path, list[int]] = {}  # each folder is sampled as often as the others
@@ -331,6 +333,13 @@ class Frames:
             off = np.array([x0, y0], np.float32)
             cor, ctr = cor - off, ctr - off
             break
+        if self.markers > 0 and rng.random() < self.markers:
+            # printed fiducials beside the dice: square, die-sized, and no dice
+            from companion.synth.squares import paste_markers
+
+            edges = np.array([encode_die(c, m)[0] for c, m in zip(cor, ctr, strict=True)], np.float32)
+            im = paste_markers(rng, im.astype(np.float32), ctr.reshape(-1, 2), edges, int(rng.integers(1, 4)),
+                               (8.0, 88.0) if crop > 96 else (30.0, 70.0))
         im, cor, ctr = _augment(rng, im, cor, ctr, crop)
         heat, reg, mask = make_targets(crop, crop, cor, ctr)
         return im.transpose(2, 0, 1), np.concatenate([heat, reg]), mask, 1.0
@@ -573,6 +582,7 @@ def train(args: argparse.Namespace) -> int:
     rng = np.random.default_rng(args.seed)
     data = Frames(args.data, rng)
     data.near = args.near
+    data.markers = args.markers
     real = RealPhotos(rng, args.hard, args.hard_share) if args.real_share > 0 else None
     print(f"{len(data.items)} frames loaded, {len(real.items) if real else 0} real photos, "
           f"{len(real.hard) if real else 0} hard negatives", flush=True)

@@ -197,3 +197,39 @@ def dice_keep(shape: tuple[int, int], corners: F32 | F64, grow: float = 1.5) -> 
         poly = (quad - c) * grow + c
         cv2.fillConvexPoly(keep, np.round(poly * 4).astype(np.int32), 1.0, cv2.LINE_AA, 2)
     return np.asarray(cv2.GaussianBlur(keep, (0, 0), 1.5), np.float32)
+
+
+def paste_markers(rng: np.random.Generator, image: F32, centers: F32, edges: F32, count: int,
+                  size_range: tuple[float, float] = (15.0, 90.0)) -> F32:
+    """`image` (H, W, 3 float 0..255) with up to `count` printed fiducials lying flat beside its dice.
+
+    A marker is the size of a die or a few times it, turned and seen a little
+    in perspective, never over a die (`centers`, `edges`: the dice in this
+    image). The image's local brightness lights it, so it is no brighter than
+    the table it lies on.
+    """
+    h, w = image.shape[:2]
+    out = image.copy()
+    gray = image.mean(axis=2)
+    light = cv2.GaussianBlur(gray, (0, 0), max(h, w) / 8.0) / max(float(np.percentile(gray, 95)), 1.0)
+    ref = float(np.median(edges)) if len(edges) else float(rng.uniform(*size_range))
+    for _ in range(count):
+        side = float(np.clip(ref * rng.uniform(0.7, 2.5), size_range[0], size_range[1] * 2.5))
+        c = np.array([rng.uniform(0, w), rng.uniform(0, h)], np.float32)
+        reach = side * 0.75
+        if any(float(np.hypot(*(c - d))) < reach + 0.8 * e for d, e in zip(centers, edges, strict=True)):
+            continue
+        n = max(8, int(side))
+        flat = marker(rng, n)
+        a = rng.uniform(0, 2 * math.pi)
+        sq = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]], np.float32)
+        rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]], np.float32)
+        dst = (sq * (1 + rng.uniform(-0.08, 0.08, (4, 1))).astype(np.float32)) @ rot.T * side + c
+        src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
+        hmg = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
+        ink = cv2.warpPerspective(flat, hmg, (w, h), flags=cv2.INTER_AREA, borderValue=0.0)
+        inside = cv2.warpPerspective(np.ones((n, n), np.float32), hmg, (w, h), flags=cv2.INTER_LINEAR, borderValue=0.0)
+        white, black = rng.uniform(200, 250), rng.uniform(5, 50)
+        printed = (black + (white - black) * ink) * np.clip(light, 0.25, 1.2)
+        out = out * (1 - inside[..., None]) + printed[..., None] * inside[..., None]
+    return np.asarray(out, np.float32)
