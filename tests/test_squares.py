@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from companion.synth import TRAIN, render_frame
-from companion.synth.squares import KINDS, dice_keep, lay_over, marker, sheet
+from companion.synth.squares import KINDS, dice_keep, lay_over, marker, paste_markers, sheet
 from companion.synth.table import SQUARE_SURFACE, surface
 
 
@@ -78,3 +78,14 @@ def test_square_surface_has_straight_lines_of_a_die_size() -> None:
     img = surface(rng, 400, 400, 50.0, SQUARE_SURFACE)
     assert img.shape == (400, 400, 3) and np.isfinite(img).all()
     assert img.std() > 5
+
+
+def test_markers_are_laid_beside_the_dice_never_over_them() -> None:
+    rng = np.random.default_rng(4)
+    image = np.full((300, 300, 3), 120.0, np.float32)
+    out = paste_markers(rng, image, np.array([[150, 150]], np.float32), np.array([50], np.float32), 30)
+    changed = np.abs(out - image).sum(axis=2) > 1
+    assert changed.mean() > 0.05
+    assert not changed[125:175, 125:175].any()
+    # black and white cells, lit by the table: none brighter than white paper under this light
+    assert out[changed].min() < 60 and out.max() <= 255
