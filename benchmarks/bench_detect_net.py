@@ -10,7 +10,10 @@ is right, VISION.md's "half hidden"). bench_read.py adds enrolment. ``--sweep`` 
 VALIDATION-style frames; ``--real`` scores centers on ../shared/real-dice (kept-aside
 and development photos apart, a match within 30 px: benchmarks/real_dice.py);
 ``--time`` times both finders at 1280x960 and 2304x1296; ``--closeups N`` scores
-96x96 frames of one die (issue 13 item 5).
+96x96 frames of one die (issue 13 item 5). ``--foreign`` scores the finder alone on
+../shared/foreign-art (frames of test/, matched as its score.py does; close-ups of
+crops/): evaluation only, never for choosing anything. ``--squares N`` counts finds
+on N held-out frames of printed squares (grid paper, tiles, markers) without dice.
 """
 
 from __future__ import annotations
@@ -117,6 +120,68 @@ def closeups(n: int) -> None:
               f"median {statistics.median(ms):.1f} ms", flush=True)
 
 
+FOREIGN = Path(__file__).resolve().parents[1].parent / "shared" / "foreign-art"
+
+
+def foreign(finder: Finder, verbose: bool) -> None:
+    """The finder alone on foreign-art (test/ frames, crops/ close-ups), matched as its score.py does."""
+    import importlib.util
+    import json
+
+    import cv2
+
+    spec = importlib.util.spec_from_file_location("foreign_score", FOREIGN / "score.py")
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"{FOREIGN / 'score.py'} cannot be loaded")
+    score = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(score)
+    for set_dir in sorted((FOREIGN / "test").iterdir()):
+        truth = [json.loads(line) for line in (set_dir / "truth.jsonl").read_text().splitlines() if line.strip()]
+        n_true = n_pred = n_match = n_clean_phantom = 0
+        per_frame = []
+        for t in truth:
+            found = finder(cv2.imread(str(set_dir / t["image"])))
+            preds = [{"x": d.center[0], "y": d.center[1]} for d in found]
+            pairs = score.match(t["dice"], preds)
+            matched = {j for _, j in pairs}
+            phantoms = [d for j, d in enumerate(found) if j not in matched]
+            n_true, n_pred, n_match = n_true + len(t["dice"]), n_pred + len(preds), n_match + len(pairs)
+            n_clean_phantom += sum(d.clean for d in phantoms)
+            per_frame.append((t["image"], len(t["dice"]) - len(pairs), len(phantoms)))
+        print(f"foreign {set_dir.name}, {len(truth)} frames: recall {n_match / max(n_true, 1):.4f} "
+              f"precision {n_match / max(n_pred, 1):.4f} ({n_true} dice, {n_pred} finds, {n_match} matched, "
+              f"{n_pred - n_match} phantoms of which {n_clean_phantom} clean)", flush=True)
+        if verbose:
+            for name, missed, extra in per_frame:
+                if missed or extra:
+                    print(f"  {name}: missed {missed}, phantoms {extra}")
+    for set_dir in sorted((FOREIGN / "crops").iterdir()):
+        paths = sorted(set_dir.glob("*/*.png"))
+        found_n = clean_n = extra = 0
+        for p in paths:
+            img = cv2.imread(str(p))
+            h, w = img.shape[:2]
+            got = finder(img)
+            near = [d for d in got if np.hypot(d.center[0] - w / 2, d.center[1] - h / 2) <= 0.25 * min(h, w)]
+            found_n += bool(near)
+            clean_n += bool(near) and near[0].clean
+            extra += len(got) - bool(near)
+        print(f"foreign close-ups {set_dir.name}, {len(paths)}: die found {found_n}, found clean {clean_n}, "
+              f"other finds {extra}", flush=True)
+
+
+def squares(n: int, finder: Finder) -> None:
+    """Held-out frames (seeds 95000...) of printed squares with no dice: every find is a phantom."""
+    from companion.synth.table import SQUARE_SURFACE
+
+    finds = clean = empty = 0
+    for i in range(n):
+        f = render_frame(95_000 + i, n_dice=0, styles=HELD_OUT, surface_kind=SQUARE_SURFACE)
+        got = finder(f.image)
+        finds, clean, empty = finds + len(got), clean + sum(d.clean for d in got), empty + (not got)
+    print(f"square tables without dice, {n} frames: {empty} with no find, {finds} finds ({clean} clean)", flush=True)
+
+
 def timing() -> None:
     for size in ((1280, 960), (2304, 1296)):
         fr = frames(90_000, 10, HELD_OUT, size)
@@ -147,7 +212,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--time", action="store_true")
     ap.add_argument("--sweep", type=int, default=0, metavar="N")
     ap.add_argument("--closeups", type=int, default=0, metavar="N", help="N close-ups of one die")
+    ap.add_argument("--foreign", action="store_true", help="the finder alone on ../shared/foreign-art")
+    ap.add_argument("--squares", type=int, default=0, metavar="N", help="N frames of printed squares, no dice")
     args = ap.parse_args(argv)
+    if args.foreign:
+        foreign(find_dice_net, args.verbose)
+        return 0
+    if args.squares:
+        squares(args.squares, find_dice_net)
+        return 0
     if args.sweep:
         sweep(args.sweep)
         return 0

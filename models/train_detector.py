@@ -31,6 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 STORE_SCALE = 0.5
 HARD_FROM = 2200
 PIPS_FROM = 3500
+# Seeds from SQUARES_FROM on: most tables are printed squares (grid paper,
+# tiles, checkerboards, fiducial markers, score sheets: companion.synth.squares)
+SQUARES_FROM = 9000
 UNIT = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]], np.float64)  # clockwise, y down
 
 
@@ -76,9 +79,10 @@ def _render_one(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     # degrees off vertical (VISION.md "Ordinary dice"), which the finder must find too.
     pips = seed >= PIPS_FROM and rng.random() < 0.35
     tilt = float(rng.uniform(0, 45)) if pips else None
+    squares = "squares" if seed >= SQUARES_FROM and rng.random() < 0.8 else None
     synth_dice.motif_mask = pip_mask if pips else motif_mask  # type: ignore[assignment]
     try:
-        f = render_frame(seed, size=size, styles=TRAIN, hard_clutter=hard, tilt_deg=tilt)
+        f = render_frame(seed, size=size, styles=TRAIN, hard_clutter=hard, tilt_deg=tilt, surface_kind=squares)
     finally:
         synth_dice.motif_mask = motif_mask
     img = cv2.resize(f.image, None, fx=STORE_SCALE, fy=STORE_SCALE, interpolation=cv2.INTER_AREA)
@@ -117,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--count", type=int, default=3000)
     r.add_argument("--workers", type=int, default=2)
     t = sub.add_parser("train")
-    t.add_argument("--data", type=Path, default=Path("/tmp/detdata"))
+    t.add_argument("--data", type=Path, nargs="+", default=[Path("/tmp/detdata")],
+                   help="folders of rendered shards, sampled together")
     t.add_argument("--minutes", type=float, default=10.0)
     t.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "dice_detector.onnx")
     t.add_argument("--ckpt", type=Path, default=Path("/tmp/detector.pt"))
@@ -132,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--hard", type=Path, default=None, help="phantoms on development photos to show more often")
     t.add_argument("--hard-share", type=float, default=0.3, help="share of real samples around a hard negative")
     t.add_argument("--near", type=float, default=0.8, help="share of rendered crops that hold a die")
+    t.add_argument("--markers", type=float, default=0.0, help="share of rendered crops given printed fiducials")
     t.add_argument("--closeup-every", type=int, default=0, help="every N-th batch: 96x96 one-die frames")
     t.add_argument("--freeze-bn", action="store_true", help="keep BatchNorm statistics fixed (fine-tuning)")
     t.add_argument("--export-every", type=float, default=0.0, help="also export every so many minutes")
@@ -286,28 +292,32 @@ Sample = tuple[np.ndarray, np.ndarray, np.ndarray, float]
 class Frames:
     """Stored half-scale frames, reloaded as shards appear."""
 
-    def __init__(self, root: Path, rng: np.random.Generator, max_frames: int = 8000) -> None:
-        self.root, self.rng, self.max = root, rng, max_frames
+    def __init__(self, roots: list[Path], rng: np.random.Generator, max_frames: int = 8000) -> None:
+        self.roots, self.rng, self.max = roots, rng, max_frames
         self.near = 0.8  # share of crops that hold a die; the others show clutter and table
+        self.markers = 0.0  # share of crops given printed fiducials (companion.synth.squares)
         self.loaded: set[str] = set()
         self.items: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.by_root: dict[Path, list[int]] = {}  # each folder is sampled as often as the others
         self.refresh()
 
     def refresh(self) -> None:
-        for p in sorted(self.root.glob("shard_*.npz")):
-            if p.name in self.loaded or len(self.items) >= self.max:
+        for p in sorted(q for root in self.roots for q in root.glob("shard_*.npz")):
+            if str(p) in self.loaded or len(self.items) >= self.max:
                 continue
             with np.load(p) as z:
                 n = sum(1 for k in z.files if k.startswith("img"))
                 for i in range(n):
                     # stored as c * 0.5; pixel centres at integers: (c + 0.5) * 0.5 - 0.5
+                    self.by_root.setdefault(p.parent, []).append(len(self.items))
                     self.items.append((z[f"img{i}"], z[f"cor{i}"] - 0.25, z[f"ctr{i}"] - 0.25))
-            self.loaded.add(p.name)
+            self.loaded.add(str(p))
 
     def sample(self, crop: int, closeup: bool = False) -> Sample:
         rng = self.rng
         while True:
-            img, cor, ctr = self.items[int(rng.integers(len(self.items)))]
+            group = list(self.by_root.values())[int(rng.integers(len(self.by_root)))]
+            img, cor, ctr = self.items[group[int(rng.integers(len(group)))]]
             if closeup:
                 edges = np.array([encode_die(c, m)[0] for c, m in zip(cor, ctr, strict=True)])
                 got = _closeup(rng, img, cor, ctr, edges, crop)
@@ -323,6 +333,13 @@ class Frames:
             off = np.array([x0, y0], np.float32)
             cor, ctr = cor - off, ctr - off
             break
+        if self.markers > 0 and rng.random() < self.markers:
+            # printed fiducials beside the dice: square, die-sized, and no dice
+            from companion.synth.squares import paste_markers
+
+            edges = np.array([encode_die(c, m)[0] for c, m in zip(cor, ctr, strict=True)], np.float32)
+            im = paste_markers(rng, im.astype(np.float32), ctr.reshape(-1, 2), edges, int(rng.integers(1, 4)),
+                               (8.0, 88.0) if crop > 96 else (30.0, 70.0))
         im, cor, ctr = _augment(rng, im, cor, ctr, crop)
         heat, reg, mask = make_targets(crop, crop, cor, ctr)
         return im.transpose(2, 0, 1), np.concatenate([heat, reg]), mask, 1.0
@@ -565,6 +582,7 @@ def train(args: argparse.Namespace) -> int:
     rng = np.random.default_rng(args.seed)
     data = Frames(args.data, rng)
     data.near = args.near
+    data.markers = args.markers
     real = RealPhotos(rng, args.hard, args.hard_share) if args.real_share > 0 else None
     print(f"{len(data.items)} frames loaded, {len(real.items) if real else 0} real photos, "
           f"{len(real.hard) if real else 0} hard negatives", flush=True)

@@ -11,6 +11,8 @@ import pytest
 from benchmarks import real_dice
 from companion.synth import HELD_OUT, render_frame
 from companion.synth.closeup import render_closeup
+from companion.synth.squares import lay_over, paste_markers
+from companion.synth.table import SQUARE_SURFACE
 from companion.vision.detect import FoundDie
 from companion.vision.detect_net import (
     Candidate,
@@ -177,6 +179,69 @@ def test_die_like_clutter_beside_dice_is_rarely_read_as_a_die() -> None:
     assert tally.recall >= RECALL_FLOOR and phantoms_read <= 2, tally.summary()
     assert lone.recall == 1.0 and lone.found - lone.matched - lone.extra_unsure <= LONE_DIE_CLUTTER_PHANTOMS, \
         lone.summary()
+
+
+# ----------------------------------------------------------------------------- squares that are no dice
+
+
+# The shipped finder takes die-sized printed squares for dice (jade precision 0.797). The
+# squares candidate of models/DETECTOR_CARD.md passes the first two tests below but is not
+# shipped (it loses on held-out renders): these record the gap, and turn red when it closes.
+SQUARES_GAP = pytest.mark.xfail(strict=True, reason="shipped finder: printed squares read as dice (issue 13)")
+
+
+def _grid_paper(seed: int, pitch: float) -> np.ndarray:
+    """A 1280x960 photo of blank grid paper (squares of `pitch` px), seen in perspective, lit unevenly."""
+    rng = np.random.default_rng(seed)
+    table = np.full((960, 1280, 3), 90, np.uint8)
+    return lay_over(rng, table, np.zeros((960, 1280), np.float32), pitch, "grid")
+
+
+@SQUARES_GAP
+def test_a_blank_grid_paper_frame_gives_no_dice() -> None:
+    # Squares of a die's size (VISION.md: 40-160 px) and nothing else: the
+    # finder before issue 13's squares took 60-90 of such squares for dice.
+    for seed, pitch in ((1, 45.0), (2, 70.0), (3, 110.0)):
+        found = find_dice_net(_grid_paper(seed, pitch))
+        assert found == [], (pitch, [(d.center, d.edge, d.reason) for d in found])
+
+
+@SQUARES_GAP
+def test_printed_squares_without_dice_give_no_dice() -> None:
+    # grid and graph paper, tiles, checkerboards, fiducial markers, score sheets
+    # under no die; held-out styles and seeds (training rendered 9000-9399)
+    finds = []
+    for seed in range(95_000, 95_006):
+        f = render_frame(seed, n_dice=0, styles=HELD_OUT, surface_kind=SQUARE_SURFACE)
+        finds += [(seed, d.center, d.reason) for d in find_dice_net(f.image)]
+    assert not finds, finds
+
+
+@SQUARES_GAP
+def test_dice_on_printed_squares_are_found_and_the_squares_are_not() -> None:
+    tally = Tally()
+    for seed in range(95_100, 95_106):
+        f = render_frame(seed, styles=HELD_OUT, surface_kind=SQUARE_SURFACE)
+        found = find_dice_net(f.image)
+        tally_frame(tally, [(d.center[0], d.center[1], "x" if d.clean else "?") for d in found],
+                    [d.corners for d in f.dice])
+    assert tally.true_dice > 50
+    assert tally.recall >= RECALL_FLOOR, tally.summary()
+    assert tally.precision >= PRECISION_FLOOR, tally.summary()
+
+
+@SQUARES_GAP
+def test_fiducial_markers_beside_dice_are_not_dice() -> None:
+    f = render_frame(5003, n_dice=8, styles=HELD_OUT)
+    edges = np.array([d.edge for d in f.dice], np.float32)
+    centers = np.array([d.center for d in f.dice], np.float32)
+    rng = np.random.default_rng(0)
+    image = np.clip(paste_markers(rng, f.image.astype(np.float32), centers, edges, 12), 0, 255).astype(np.uint8)
+    assert np.abs(image.astype(int) - f.image).sum() > 0  # some markers were laid
+    found = find_dice_net(image)
+    tally = Tally()
+    tally_frame(tally, [(d.center[0], d.center[1], "x") for d in found], [d.corners for d in f.dice])
+    assert tally.recall == 1.0 and tally.found == tally.matched, tally.summary()
 
 
 # ----------------------------------------------------------------------------- close-ups and real photos

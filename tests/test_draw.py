@@ -83,3 +83,15 @@ def test_the_split_on_the_shared_photos(shared_dir: Path) -> None:
     assert {p.path.name for p in kept}.isdisjoint(p.path.name for p in dev)
     assert sum(len(p.centers) for p in kept) + sum(len(p.centers) for p in dev) == 951
     assert all(1 <= v <= 6 for p in kept for v in p.values)
+
+
+def test_truth_jsonl_gives_the_centers_of_its_own_image_only(tmp_path: Path) -> None:
+    from companion.vision.draw import jsonl_centers
+
+    truth = tmp_path / "truth.jsonl"
+    truth.write_text('{"image": "a.jpg", "dice": [{"x": 10.5, "y": 20, "face": "I"}]}\n'
+                     "not json\n"
+                     '{"image": "b.jpg", "dice": []}\n')
+    assert jsonl_centers(truth, "a.jpg") == [(10.5, 20.0)]
+    assert jsonl_centers(truth, "b.jpg") == []
+    assert jsonl_centers(truth, "c.jpg") is None

@@ -128,13 +128,16 @@ def _camera(rng: np.random.Generator, size: tuple[int, int], tilt_deg: float | N
 def render_frame(seed: int, *, n_dice: int | None = None, size: tuple[int, int] = (1280, 960),
                  styles: Sequence[Style] = TRAIN, tilt_deg: float | None = None,
                  edge_range: tuple[float, float] = (40.0, 160.0), clutter: bool = True,
-                 faces: Sequence[str] | None = None, hard_clutter: bool = False) -> RenderedFrame:
+                 faces: Sequence[str] | None = None, hard_clutter: bool = False,
+                 surface_kind: str | None = None) -> RenderedFrame:
     """A random table: 0-40 dice (or n_dice, fewer only if they cannot fit).
 
     Dice may touch but never overlap; one set (style) per frame, sometimes
     two. `faces`, when given, is cycled to choose the dice's faces.
     `hard_clutter` adds 1-4 die-like distractors (keyboard keys, plugs,
     coins, ...) drawn from a second generator of the same seed.
+    `surface_kind` chooses the table (table.SURFACES, or "squares": printed
+    grids, tiles, markers and score sheets under the dice); random if None.
     """
     rng = np.random.default_rng(seed)
     w, h = size
@@ -184,7 +187,7 @@ def render_frame(seed: int, *, n_dice: int | None = None, size: tuple[int, int] 
     if hard_clutter:
         hrng = np.random.default_rng([seed, 1])
         hard = (hrng, int(hrng.integers(1, 5)))
-    return _compose(rng, cam, placed, main, n_clutter, None, hard)
+    return _compose(rng, cam, placed, main, n_clutter, surface_kind, hard)
 
 
 def render_placed(seed: int, placements: Sequence[DiePlacement], *, style: Style,

@@ -12,6 +12,8 @@ F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
 
 SURFACES = ("felt", "wood", "mat", "cloth", "paper")
+# Printed squares that are no dice (companion.synth.squares): opt-in, surface(kind="squares").
+SQUARE_SURFACE = "squares"
 CLUTTER = ("cable", "card", "pencil", "nugget")
 # Things on real tables that fooled the die finder on real photos: keyboard
 # keys, a plug's printed body, a cable's ferrite bead, coins, small blocks, a
@@ -40,6 +42,8 @@ def _marker(rng: np.random.Generator, size: int) -> F32:
 
 def surface(rng: np.random.Generator, h: int, w: int, unit: float, kind: str | None = None) -> F32:
     """A table texture, BGR float 0..255; `unit` is a typical die edge."""
+    if kind == SQUARE_SURFACE:
+        return _squares(rng, h, w, unit)
     kind = kind or str(rng.choice(SURFACES))
     base = _color(rng)
     img = np.ones((h, w, 3), np.float32) * base
@@ -82,6 +86,26 @@ def surface(rng: np.random.Generator, h: int, w: int, unit: float, kind: str | N
             mm = m[: sub.shape[0], : sub.shape[1], None]
             img[y : y + ms, x : x + ms] = 20 * (1 - mm) + 235 * mm
     return img
+
+
+def _squares(rng: np.random.Generator, h: int, w: int, unit: float) -> F32:
+    """A table under printed squares: grid paper, tiles, markers, a score sheet (squares.sheet).
+
+    The squares are 0.6-2 die edges: the sizes that a finder can take for dice.
+    """
+    from companion.synth.squares import sheet
+
+    under = surface(rng, h, w, unit, str(rng.choice(SURFACES)))
+    side = int(math.ceil(math.hypot(h, w)))
+    flat, cover = sheet(rng, side, unit * float(rng.uniform(0.6, 2.0)))
+    # the sheet lies at any angle to the camera
+    turn = np.asarray(cv2.getRotationMatrix2D((side / 2, side / 2), float(rng.uniform(0, 360)), 1.0), np.float64)
+    turn[:, 2] -= np.array([(side - w) / 2, (side - h) / 2])
+    flat_t = np.asarray(cv2.warpAffine(flat, turn, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT),
+                        np.float32)
+    cover_t = np.asarray(cv2.warpAffine(cover, turn, (w, h), flags=cv2.INTER_LINEAR, borderValue=0.0),
+                         np.float32)[..., None]
+    return np.asarray(under * (1 - cover_t) + flat_t * cover_t, np.float32)
 
 
 def _bezier(rng: np.random.Generator, h: int, w: int) -> F64:

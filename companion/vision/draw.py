@@ -5,7 +5,8 @@
 writes DIR/NAME.png for each image. A read die is outlined in green with its
 face and confidence, a doubtful one (`?`) in orange with the finder's reason.
 When a YOLO label file (``IMAGE.txt``: class, x, y, w, h relative, as in
-../shared/real-dice) lies beside the image, true centers are marked: a die
+../shared/real-dice) or a ``truth.jsonl`` with a line for the image (as in
+../shared/foreign-art) lies beside it, true centers are marked: a die
 found within 30 px gets a small white dot, a missed die a red ring and
 "missed", and a find near no true die is drawn in red, "no die".
 """
@@ -41,6 +42,20 @@ def yolo_centers(label: Path, width: int, height: int) -> list[tuple[float, floa
             continue
         out.append((x * width, y * height))
     return out
+
+
+def jsonl_centers(truth: Path, image_name: str) -> list[tuple[float, float]] | None:
+    """True centers of one image from a truth.jsonl (lines {"image", "dice": [{"x", "y"}]}), None if it has no line."""
+    import json
+
+    for line in truth.read_text().splitlines():
+        try:
+            obj = json.loads(line)
+            if obj.get("image") == image_name:
+                return [(float(d["x"]), float(d["y"])) for d in obj["dice"]]
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue
+    return None
 
 
 def _matches(reads: Sequence[DieReading], truth: Sequence[tuple[float, float]]) -> tuple[set[int], set[int]]:
@@ -118,8 +133,9 @@ def main(argv: list[str] | None = None) -> int:
             continue
         found = reader.finder(image)
         reads = reader.read_found(image, found)
-        label = Path(name).with_suffix(".txt")
-        truth = yolo_centers(label, image.shape[1], image.shape[0]) if label.is_file() else None
+        label, jsonl = Path(name).with_suffix(".txt"), Path(name).parent / "truth.jsonl"
+        truth = (yolo_centers(label, image.shape[1], image.shape[0]) if label.is_file()
+                 else jsonl_centers(jsonl, Path(name).name) if jsonl.is_file() else None)
         drawn = draw_reads(image, reads, [d.reason for d in found], truth)
         dest = args.out / (Path(name).stem + ".png")
         if not cv2.imwrite(str(dest), drawn):
