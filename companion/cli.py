@@ -47,7 +47,11 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         result = replay_file(args.file)
     except UnreadableRecord as exc:
         if args.json:
-            print(json.dumps({"ok": False, "error": {"line": None, "rule": None, "message": str(exc)}}))
+            print(
+                json.dumps(
+                    {"ok": False, "error": {"line": None, "rule": None, "message": str(exc)}}
+                )
+            )
         print(f"companion replay: {exc}", file=sys.stderr)
         return 2
     if args.json:
@@ -62,8 +66,16 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 def _cmd_simulate(args: argparse.Namespace) -> int:
     from .record.simulate import simulate_command
 
-    return simulate_command(args.cults, args.seed, args.games, args.out, args.strategy,
-                            target=args.target, start_rule=args.start_rule, doublers=args.doublers)
+    return simulate_command(
+        args.cults,
+        args.seed,
+        args.games,
+        args.out,
+        args.strategy,
+        target=args.target,
+        start_rule=args.start_rule,
+        doublers=args.doublers,
+    )
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -75,14 +87,21 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         return code
     from .demo import run_headless
 
-    return run_headless(Path(args.db) if args.db else None, seed=args.seed, cults=args.cults,
-                        resume=args.resume, crash_after=args.crash_after)
+    return run_headless(
+        Path(args.db) if args.db else None,
+        seed=args.seed,
+        cults=args.cults,
+        resume=args.resume,
+        crash_after=args.crash_after,
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="companion", description=__doc__,
-        epilog="`companion COMMAND --help` describes a command. Guides: README.md, docs/game-night.md.")
+        prog="companion",
+        description=__doc__,
+        epilog="`companion COMMAND --help` describes a command. Guides: README.md, docs/game-night.md.",
+    )
     p.add_argument("--version", action="version", version=f"companion {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     groups: dict[str, Subparsers] = {}
@@ -109,50 +128,84 @@ def _register(module: str, function: str) -> Callable[[Subparsers], None]:
 
 def add_record_commands(sub: Subparsers) -> None:
     """replay and simulate: the game record's commands."""
-    r = sub.add_parser("replay", help="check a game record against the rules",
-                       description="Replays a game record (NOTATION.md) line by line. "
-                                   "Exit 0 ok, 1 a line breaks a rule, 2 the file cannot be read.")
+    r = sub.add_parser(
+        "replay",
+        help="check a game record against the rules",
+        description="Replays a game record (NOTATION.md) line by line. "
+        "Exit 0 ok, 1 a line breaks a rule, 2 the file cannot be read.",
+    )
     r.add_argument("file", metavar="FILE", help="the game record")
     r.add_argument("--json", action="store_true", help="print one JSON object")
     r.set_defaults(func=_cmd_replay)
 
-    s = sub.add_parser("simulate", help="play games with seeded dice and write their records",
-                       description="Plays seeded games with simple strategies and prints their records, "
-                                   "or writes them to --out as game-SEED.txt.")
+    s = sub.add_parser(
+        "simulate",
+        help="play games with seeded dice and write their records",
+        description="Plays seeded games with simple strategies and prints their records, "
+        "or writes them to --out as game-SEED.txt.",
+    )
     s.add_argument("--cults", type=int, default=3, help="cults per game, 2 to 6 (default 3)")
-    s.add_argument("--seed", type=int, default=1, help="seed of the first game; game n uses seed+n (default 1)")
+    s.add_argument(
+        "--seed", type=int, default=1, help="seed of the first game; game n uses seed+n (default 1)"
+    )
     s.add_argument("--games", type=int, default=1, help="how many games (default 1)")
     s.add_argument("--out", metavar="DIR", help="folder for the records (default: print them)")
-    s.add_argument("--strategy", default="mixed", choices=["random", "greedy", "cautious", "mixed"],
-                   help="how the cults choose their calls; mixed draws one per cult (default)")
+    s.add_argument(
+        "--strategy",
+        default="mixed",
+        choices=["random", "greedy", "cautious", "mixed"],
+        help="how the cults choose their calls; mixed draws one per cult (default)",
+    )
     s.add_argument("--target", type=int, help="points to win (default: the rulebook's, S3)")
-    s.add_argument("--start-rule", choices=["sum", "count"], default="sum",
-                   help="the roll-off counts the sum of tentacles or the tentacle dice (ST1; default sum)")
-    s.add_argument("--doublers", choices=["return", "keep"], default="return",
-                   help="doubler stones return after scoring or stay with a cult (DB2; default return)")
+    s.add_argument(
+        "--start-rule",
+        choices=["sum", "count"],
+        default="sum",
+        help="the roll-off counts the sum of tentacles or the tentacle dice (ST1; default sum)",
+    )
+    s.add_argument(
+        "--doublers",
+        choices=["return", "keep"],
+        default="return",
+        help="doubler stones return after scoring or stay with a cult (DB2; default return)",
+    )
     s.set_defaults(func=_cmd_simulate)
 
 
 def add_demo(sub: Subparsers) -> None:
     d = sub.add_parser(
-        "demo", help="a whole game on the simulated table",
+        "demo",
+        help="a whole game on the simulated table",
         description="On screen: Anna, Ben, Cleo… play to 60 points on the simulated table; the renderer "
-                    "draws each roll and the vision pipeline reads it (when it reads a test table right), "
-                    "the table map shows what was read, and a cult makes an illegal call now and then. "
-                    "With --headless: the game of `companion simulate --seed S --cults N` (Cult1, Cult2…, "
-                    "the rulebook's target) is fed to the secretary, stored, and its record printed.")
-    d.add_argument("--headless", action="store_true", help="no screens: print the record and the winners")
-    d.add_argument("--db", metavar="PATH",
-                   help="keep the game in this database (default: a throw-away one on screen; "
-                        "the user data folder with --headless, so that --resume can finish it)")
+        "draws each roll and the vision pipeline reads it (when it reads a test table right), "
+        "the table map shows what was read, and a cult makes an illegal call now and then. "
+        "With --headless: the game of `companion simulate --seed S --cults N` (Cult1, Cult2…, "
+        "the rulebook's target) is fed to the secretary, stored, and its record printed.",
+    )
+    d.add_argument(
+        "--headless", action="store_true", help="no screens: print the record and the winners"
+    )
+    d.add_argument(
+        "--db",
+        metavar="PATH",
+        help="keep the game in this database (default: a throw-away one on screen; "
+        "the user data folder with --headless, so that --resume can finish it)",
+    )
     # None when not given: --resume then takes any unfinished demo game, not only seed 1
     d.add_argument("--seed", type=int, help="the seed of the dice (default 1)")
-    d.add_argument("--cults", type=int, choices=range(2, 7), metavar="N", help="2 to 6 cults (default 3)")
+    d.add_argument(
+        "--cults", type=int, choices=range(2, 7), metavar="N", help="2 to 6 cults (default 3)"
+    )
     d.add_argument("--target", type=int, help="on screen: points to win (default 60, a short game)")
     d.add_argument("--pace", type=float, help="seconds between steps on screen (default 0.4)")
-    d.add_argument("--resume", action="store_true",
-                   help="finish the unfinished --headless demo game of --db without asking (headless)")
-    d.add_argument("--crash-after", type=int, help=argparse.SUPPRESS)  # tests: kill -9 after N events
+    d.add_argument(
+        "--resume",
+        action="store_true",
+        help="finish the unfinished --headless demo game of --db without asking (headless)",
+    )
+    d.add_argument(
+        "--crash-after", type=int, help=argparse.SUPPRESS
+    )  # tests: kill -9 after N events
     d.set_defaults(func=_cmd_demo)
 
 

@@ -40,8 +40,15 @@ def demo_options(args: argparse.Namespace) -> Options:
 
 
 def demo_tags(seed: int) -> dict[str, str]:
-    return {"Event": "Demo", "Round": str(seed), "Date": datetime.now().astimezone().strftime("%Y.%m.%d"),
-            "Table": "demo", "Secretary": "companion demo"}
+    return {
+        "Event": "Demo",
+        "Round": str(seed),
+        "Date": datetime.now().astimezone().strftime("%Y.%m.%d"),
+        "Table": "demo",
+        "Secretary": "companion demo",
+    }
+
+
 Entry = StartRoll | Turn
 #: Turns the dice on the table into the dice as read, with the evidence to keep.
 Reader = Callable[[Entry], tuple[Entry, Evidence | None]]
@@ -95,8 +102,9 @@ def _matches(info: GameInfo, seed: int | None, cults: int | None) -> bool:
     return cults is None or len(info.tags.get("Cults", "").split()) == cults
 
 
-def _demo_info(sec: Secretary, seed: int | None, cults: int | None, resume: bool,
-               db: Path | None) -> GameInfo | None:
+def _demo_info(
+    sec: Secretary, seed: int | None, cults: int | None, resume: bool, db: Path | None
+) -> GameInfo | None:
     """The unfinished demo game to resume, asking when a person is at the keyboard.
 
     Only a game that fits the ``--seed`` and ``--cults`` given is taken, so
@@ -106,23 +114,32 @@ def _demo_info(sec: Secretary, seed: int | None, cults: int | None, resume: bool
     if resume:
         info = next((g for g in games if _matches(g, seed, cults)), None)
         if info is None:
-            print("companion demo: no unfinished demo game to resume; starting a new one", file=sys.stderr)
+            print(
+                "companion demo: no unfinished demo game to resume; starting a new one",
+                file=sys.stderr,
+            )
         return info
     info = next((g for g in games if _matches(g, seed, cults)), None) or next(
-        (g for g in games if _matches(g, None, None)), None)
+        (g for g in games if _matches(g, None, None)), None
+    )
     if info is None:
         return None
     if sys.stdin.isatty():
         try:
-            answer = input(f"Game {info.id} (started {info.created[:16]}) was not finished. Resume it? [Y/n] ")
+            answer = input(
+                f"Game {info.id} (started {info.created[:16]}) was not finished. Resume it? [Y/n] "
+            )
         except EOFError:
             answer = "n"
         return info if answer.strip().lower() in ("", "y", "yes") else None
     demo = info.meta["demo"]
     n = len(info.tags.get("Cults", "").split())
     db_opt = f" --db {db}" if db else ""
-    print(f"companion demo: game {info.id} is unfinished; `companion demo --headless{db_opt} --seed {demo['seed']} "
-          f"--cults {n} --resume` finishes it. Starting a new game.", file=sys.stderr)
+    print(
+        f"companion demo: game {info.id} is unfinished; `companion demo --headless{db_opt} --seed {demo['seed']} "
+        f"--cults {n} --resume` finishes it. Starting a new game.",
+        file=sys.stderr,
+    )
     return None
 
 
@@ -148,16 +165,24 @@ def play(
         else:
             res = sec.submit_turn(entry.cult, entry.roll, entry.action, evidence)
             if not res.accepted:
-                raise DemoError(f"the secretary refused {format_event(entry)}: {res.verdict.rule}: "
-                                f"{res.verdict.message}")
+                raise DemoError(
+                    f"the secretary refused {format_event(entry)}: {res.verdict.rule}: "
+                    f"{res.verdict.message}"
+                )
         if after_event is not None:
             after_event()
     if not sec.finished:
         raise DemoError("the simulated game stopped before it ended")
 
 
-def run_headless(db: Path | None = None, *, seed: int | None = None, cults: int | None = None,
-                 resume: bool = False, crash_after: int | None = None) -> int:
+def run_headless(
+    db: Path | None = None,
+    *,
+    seed: int | None = None,
+    cults: int | None = None,
+    resume: bool = False,
+    crash_after: int | None = None,
+) -> int:
     """``companion demo --headless``: the game of ``companion simulate`` kept by the secretary."""
     try:
         sec = Secretary.open(db or default_db_path())
@@ -169,14 +194,18 @@ def run_headless(db: Path | None = None, *, seed: int | None = None, cults: int 
         if info is not None:
             sec.resume(info.id)
             seed, strategies = _demo_meta(info)
-            print(f"companion demo: resuming game {info.id} (seed {seed}) after {len(sec.events)} events",
-                  file=sys.stderr)
+            print(
+                f"companion demo: resuming game {info.id} (seed {seed}) after {len(sec.events)} events",
+                file=sys.stderr,
+            )
         else:
             seed = DEFAULT_SEED if seed is None else seed
             # the game of `companion simulate --seed S --cults N`, which the tests compare with
             options = Options.make([f"Cult{i + 1}" for i in range(cults or DEFAULT_CULTS)])
             strategies = strategy_names(seed, options.cults)
-            sec.start_game(options, demo_tags(seed), {"demo": {"seed": seed, "strategies": strategies}})
+            sec.start_game(
+                options, demo_tags(seed), {"demo": {"seed": seed, "strategies": strategies}}
+            )
         table = SeededGame(sec.options, seed, strategies)
         play(sec, table, after_event=_crash_hook(crash_after))
         sys.stdout.write(sec.record_text())
@@ -197,7 +226,9 @@ def _demo_meta(info: GameInfo) -> tuple[int, dict[str, str]]:
             raise ValueError
         return int(demo["seed"]), strategies
     except (KeyError, TypeError, ValueError, AttributeError):
-        raise DemoError(f"game {info.id} does not say how the demo played it; it cannot be resumed") from None
+        raise DemoError(
+            f"game {info.id} does not say how the demo played it; it cannot be resumed"
+        ) from None
 
 
 def _crash_hook(after: int | None) -> Callable[[], None] | None:

@@ -100,7 +100,10 @@ class FaceStats:
             return f"too few rolls to say ({n} dice; at least {min_rolls()} are needed)"
         if self.p >= ALPHA:
             return f"fair: nothing unusual after {n} dice"
-        face = max(FACES, key=lambda f: abs(self.counts[f] - self.expected(f)) / math.sqrt(self.expected(f)))
+        face = max(
+            FACES,
+            key=lambda f: abs(self.counts[f] - self.expected(f)) / math.sqrt(self.expected(f)),
+        )
         more = "often" if self.counts[face] > self.expected(face) else "rarely"
         return f"looks biased after {n} dice: {face} comes up too {more}"
 
@@ -116,10 +119,15 @@ class FaceStats:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "name": self.name, "rolls": self.rolls, "dice": self.dice,
+            "name": self.name,
+            "rolls": self.rolls,
+            "dice": self.dice,
             "counts": {f: self.counts[f] for f in FACES},
             "expected": {f: round(self.expected(f), 2) for f in FACES},
-            "chi2": round(self.chi2, 4), "df": DF, "p": round(self.p, 6), "verdict": self.verdict,
+            "chi2": round(self.chi2, 4),
+            "df": DF,
+            "p": round(self.p, 6),
+            "verdict": self.verdict,
         }
 
 
@@ -145,8 +153,12 @@ def compact_table(groups: list[FaceStats]) -> Table:
     t.add_column("p", justify="right", no_wrap=True)
     t.add_column("verdict", no_wrap=True)
     for g in groups:
-        t.add_row(g.name, *(f"{g.counts[f]}/{g.expected(f):.0f}" for f in FACES), f"{g.p:.2f}",
-                  g.short_verdict)
+        t.add_row(
+            g.name,
+            *(f"{g.counts[f]}/{g.expected(f):.0f}" for f in FACES),
+            f"{g.p:.2f}",
+            g.short_verdict,
+        )
     return t
 
 
@@ -293,8 +305,18 @@ def run_stats(args: argparse.Namespace) -> int:
     games, aside = games_from_paths(args.sources)
     groups = grouped(games)
     if args.json:
-        print(json.dumps({"groups": [g.to_json() for g in groups], "set_aside": aside,
-                          "expected_p": EXPECTED_P, "alpha": ALPHA}, ensure_ascii=False, indent=2))
+        print(
+            json.dumps(
+                {
+                    "groups": [g.to_json() for g in groups],
+                    "set_aside": aside,
+                    "expected_p": EXPECTED_P,
+                    "alpha": ALPHA,
+                },
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
     else:
         if groups:
             print("faces rolled against a fair die (IÄÄ! on 2 faces of 6, every other motif on 1)")
@@ -310,11 +332,17 @@ def run_stats(args: argparse.Namespace) -> int:
 
 def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = subparsers.add_parser(
-        "stats", help="faces rolled against a fair die, with a chi-square test (per game, table, dice set)",
+        "stats",
+        help="faces rolled against a fair die, with a chi-square test (per game, table, dice set)",
         description="Counts the motifs rolled in stored games or game records and tests them against "
-                    "a fair die of this game (IÄÄ! on 2 faces of 6, every other motif on 1). "
-                    "Exit 0 when games were counted, 2 when none could be read.")
-    s.add_argument("sources", nargs="+", metavar="DB|RECORD",
-                   help="games databases, record files, or folders of records")
+        "a fair die of this game (IÄÄ! on 2 faces of 6, every other motif on 1). "
+        "Exit 0 when games were counted, 2 when none could be read.",
+    )
+    s.add_argument(
+        "sources",
+        nargs="+",
+        metavar="DB|RECORD",
+        help="games databases, record files, or folders of records",
+    )
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(func=run_stats)

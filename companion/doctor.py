@@ -57,9 +57,13 @@ def check_camera(ctx: Context) -> Check:
         with source as cam:
             frame = cam.read()
     except (CameraUnavailable, FrameSourceError) as exc:
-        return Check("camera", "fail", f"{ctx.camera_name}: {exc}",
-                     "connect the camera (ribbon cable contacts facing the right way), check "
-                     "`rpicam-hello --list-cameras`, or play with `companion play --manual`")
+        return Check(
+            "camera",
+            "fail",
+            f"{ctx.camera_name}: {exc}",
+            "connect the camera (ribbon cable contacts facing the right way), check "
+            "`rpicam-hello --list-cameras`, or play with `companion play --manual`",
+        )
     image = getattr(frame, "image", frame)
     ctx.frame = np.asarray(image, np.uint8)
     h, w = ctx.frame.shape[:2]
@@ -74,14 +78,20 @@ def check_model(ctx: Context) -> Check:
     try:
         reader = Reader.load()
     except Exception as exc:  # any load failure is reported as one sentence
-        return Check("model", "fail", f"the face model does not load: {exc}",
-                     "reinstall the package (deploy/install.sh, or pip install of the wheel) so the "
-                     "shipped models are present")
+        return Check(
+            "model",
+            "fail",
+            f"the face model does not load: {exc}",
+            "reinstall the package (deploy/install.sh, or pip install of the wheel) so the "
+            "shipped models are present",
+        )
     rendered = render_frame(20261130, n_dice=12)
     readings = reader.read(rendered.image)
     right = wrong = unsure = missed = 0
     for die in rendered.dice:
-        near = [r for r in readings if (r.x - die.center[0]) ** 2 + (r.y - die.center[1]) ** 2 < 30**2]
+        near = [
+            r for r in readings if (r.x - die.center[0]) ** 2 + (r.y - die.center[1]) ** 2 < 30**2
+        ]
         if not near:
             missed += 1
         elif near[0].face == "?":
@@ -92,7 +102,12 @@ def check_model(ctx: Context) -> Check:
             wrong += 1
     detail = f"test frame: {right} of {len(rendered.dice)} dice right, {unsure} unsure, {missed} missed, {wrong} wrong"
     if wrong or right < 0.8 * len(rendered.dice):
-        return Check("model", "fail", detail, "reinstall the package; the shipped model does not read its own test frame")
+        return Check(
+            "model",
+            "fail",
+            detail,
+            "reinstall the package; the shipped model does not read its own test frame",
+        )
     return Check("model", "ok", detail)
 
 
@@ -103,17 +118,29 @@ def check_calibration(ctx: Context) -> Check:
     try:
         cal = load_calibration(saved if saved.is_file() else None)
     except (CalibrationError, OSError, ValueError, KeyError) as exc:
-        return Check("calibration", "fail", f"the calibration cannot be read: {exc}",
-                     "run `companion calibrate` with the mat in view")
+        return Check(
+            "calibration",
+            "fail",
+            f"the calibration cannot be read: {exc}",
+            "run `companion calibrate` with the mat in view",
+        )
     where = str(saved) if saved.is_file() else "the shipped default"
     if ctx.frame is None:
         status = "ok" if saved.is_file() else "warn"
-        return Check("calibration", status, f"{where} (no camera frame to compare it with)",
-                     "" if saved.is_file() else "run `companion calibrate` once the camera is mounted")
+        return Check(
+            "calibration",
+            status,
+            f"{where} (no camera frame to compare it with)",
+            "" if saved.is_file() else "run `companion calibrate` once the camera is mounted",
+        )
     markers = find_markers(ctx.frame)
     if len(markers) < 3:
-        return Check("calibration", "fail", f"only {len(markers)} of the 4 mat markers are in view",
-                     "put the whole play mat under the camera, evenly lit")
+        return Check(
+            "calibration",
+            "fail",
+            f"only {len(markers)} of the 4 mat markers are in view",
+            "put the whole play mat under the camera, evenly lit",
+        )
     geom = cal.geometry
     errors = [
         float(np.abs(cal.to_image(geom.marker_corners_mm(i)) - corners).max())
@@ -121,8 +148,12 @@ def check_calibration(ctx: Context) -> Check:
     ]
     worst = max(errors)
     if worst > 15:
-        return Check("calibration", "fail", f"{where} is off by {worst:.0f} px: the camera or the mat moved",
-                     "run `companion calibrate` again")
+        return Check(
+            "calibration",
+            "fail",
+            f"{where} is off by {worst:.0f} px: the camera or the mat moved",
+            "run `companion calibrate` again",
+        )
     return Check("calibration", "ok", f"{where} matches the view (within {worst:.1f} px)")
 
 
@@ -133,21 +164,35 @@ PROFILE_WARN_BELOW = 0.9
 def check_profile(ctx: Context) -> Check:
     folder = paths.profile_dir()
     if not folder.is_dir():
-        return Check("enrolment", "warn", f"no enrolment profile in {folder}: the shipped model reads alone",
-                     f"enrol your dice: `companion vision enroll DIR --out {folder}` (docs/raspberry-pi.md)")
+        return Check(
+            "enrolment",
+            "warn",
+            f"no enrolment profile in {folder}: the shipped model reads alone",
+            f"enrol your dice: `companion vision enroll DIR --out {folder}` (docs/raspberry-pi.md)",
+        )
     try:
         from .vision.enroll import load_reader
 
         profile = load_reader(folder, None).profile
     except Exception as exc:  # a broken profile is one sentence, not a traceback
-        return Check("enrolment", "fail", f"the profile in {folder} does not load: {exc}",
-                     "enrol the dice again")
-    summary = f"profile {folder}: {profile.summary()}" if profile is not None else f"profile {folder}"
+        return Check(
+            "enrolment",
+            "fail",
+            f"the profile in {folder} does not load: {exc}",
+            "enrol the dice again",
+        )
+    summary = (
+        f"profile {folder}: {profile.summary()}" if profile is not None else f"profile {folder}"
+    )
     check = profile.check if profile is not None else None
     if check is not None and check.dice and check.accuracy < PROFILE_WARN_BELOW:
-        return Check("enrolment", "warn", summary,
-                     "enrol again with another frame of each motif the self-check confuses "
-                     "(`companion vision enroll` prints them), in the table's light")
+        return Check(
+            "enrolment",
+            "warn",
+            summary,
+            "enrol again with another frame of each motif the self-check confuses "
+            "(`companion vision enroll` prints them), in the table's light",
+        )
     return Check("enrolment", "ok", summary)
 
 
@@ -164,15 +209,26 @@ def check_key(ctx: Context) -> Check:
 
     path = table_key_path()
     if not path.exists():
-        return Check("table key", "warn", f"no table key at {path}: games are not sealed, and verify can only "
-                     "check their hash chain", f"make one: `companion key new --out {path}` (docs/verify.md)")
+        return Check(
+            "table key",
+            "warn",
+            f"no table key at {path}: games are not sealed, and verify can only "
+            "check their hash chain",
+            f"make one: `companion key new --out {path}` (docs/verify.md)",
+        )
     try:
         key = load_key(path)
     except StoreError as exc:
-        return Check("table key", "fail", str(exc), "restore the key from its copy, or make a new one")
+        return Check(
+            "table key", "fail", str(exc), "restore the key from its copy, or make a new one"
+        )
     if path.stat().st_mode & 0o077:
-        return Check("table key", "fail", f"{path} can be read by others than the service user",
-                     f"chmod 600 {path}")
+        return Check(
+            "table key",
+            "fail",
+            f"{path} can be read by others than the service user",
+            f"chmod 600 {path}",
+        )
     return Check("table key", "ok", f"key {key.id} in {path}")
 
 
@@ -180,8 +236,12 @@ def check_disk(ctx: Context) -> Check:
     where = _existing(paths.data_dir())
     free_mb = shutil.disk_usage(where).free / 2**20
     if free_mb < MIN_FREE_MB:
-        return Check("disk", "fail", f"{free_mb:.0f} MB free at {where}",
-                     f"free at least {MIN_FREE_MB} MB (old evidence frames: `companion export`, then delete)")
+        return Check(
+            "disk",
+            "fail",
+            f"{free_mb:.0f} MB free at {where}",
+            f"free at least {MIN_FREE_MB} MB (old evidence frames: `companion export`, then delete)",
+        )
     return Check("disk", "ok", f"{free_mb:,.0f} MB free at {where}")
 
 
@@ -199,16 +259,24 @@ def check_database(ctx: Context) -> Check:
         if target != db:
             target.unlink(missing_ok=True)
     except (OSError, sqlite3.Error) as exc:
-        return Check("database", "fail", f"{db} is not writable: {exc}",
-                     f"give the companion user write access to {db.parent}")
+        return Check(
+            "database",
+            "fail",
+            f"{db} is not writable: {exc}",
+            f"give the companion user write access to {db.parent}",
+        )
     return Check("database", "ok", f"{db} is writable" + ("" if db.exists() else " (no games yet)"))
 
 
 def check_clock(ctx: Context, now: dt.datetime | None = None) -> Check:
     now = now or dt.datetime.now()
     if now < EARLIEST_SANE:
-        return Check("clock", "fail", f"the clock says {now:%Y-%m-%d %H:%M}",
-                     "connect to a network once (NTP) or set the date: records carry it")
+        return Check(
+            "clock",
+            "fail",
+            f"the clock says {now:%Y-%m-%d %H:%M}",
+            "connect to a network once (NTP) or set the date: records carry it",
+        )
     return Check("clock", "ok", f"{now:%Y-%m-%d %H:%M}")
 
 
@@ -217,24 +285,41 @@ def check_service(ctx: Context) -> Check:
         return Check("service", "warn", "no systemd here: the service is not installed", "")
 
     def ask(*args: str) -> str:
-        proc = subprocess.run(["systemctl", *args, "companion.service"], capture_output=True, text=True, check=False)
+        proc = subprocess.run(
+            ["systemctl", *args, "companion.service"], capture_output=True, text=True, check=False
+        )
         return proc.stdout.strip() or proc.stderr.strip()
 
     enabled, active = ask("is-enabled"), ask("is-active")
     if enabled not in ("enabled", "disabled", "masked", "static"):
         enabled = "not installed"
     if enabled != "enabled":
-        return Check("service", "warn", f"companion.service is {enabled}",
-                     "sudo deploy/install.sh installs and enables it")
+        return Check(
+            "service",
+            "warn",
+            f"companion.service is {enabled}",
+            "sudo deploy/install.sh installs and enables it",
+        )
     if active != "active":
-        return Check("service", "fail", f"companion.service is enabled but {active}",
-                     "see `journalctl -u companion -b` for why, then `sudo systemctl restart companion`")
+        return Check(
+            "service",
+            "fail",
+            f"companion.service is enabled but {active}",
+            "see `journalctl -u companion -b` for why, then `sudo systemctl restart companion`",
+        )
     return Check("service", "ok", "companion.service is enabled and running")
 
 
 CHECKS: list[Callable[[Context], Check]] = [
-    check_camera, check_model, check_calibration, check_profile, check_key,
-    check_disk, check_database, check_clock, check_service,
+    check_camera,
+    check_model,
+    check_calibration,
+    check_profile,
+    check_key,
+    check_disk,
+    check_database,
+    check_clock,
+    check_service,
 ]
 
 
@@ -245,7 +330,11 @@ def run_checks(checks: list[Callable[[Context], Check]] | None = None) -> list[C
         try:
             out.append(check(ctx))
         except Exception as exc:  # a doctor never crashes: a broken check is a failed check
-            out.append(Check(check.__name__.removeprefix("check_"), "fail", f"the check itself failed: {exc}"))
+            out.append(
+                Check(
+                    check.__name__.removeprefix("check_"), "fail", f"the check itself failed: {exc}"
+                )
+            )
     return out
 
 
@@ -265,6 +354,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("doctor", help="check camera, model, calibration, storage, clock and service")
+    p = subparsers.add_parser(
+        "doctor", help="check camera, model, calibration, storage, clock and service"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_doctor)

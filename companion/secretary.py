@@ -93,7 +93,10 @@ class Secretary:
 
     # --------------------------------------------------------------- games
     def start_game(
-        self, options: Options, tags: dict[str, str] | None = None, meta: dict[str, Any] | None = None
+        self,
+        options: Options,
+        tags: dict[str, str] | None = None,
+        meta: dict[str, Any] | None = None,
     ) -> int:
         """A new game in the store; ``tags`` are the record's free tags (Event, Table, …)."""
         _check_names(options, tags or {})
@@ -150,18 +153,32 @@ class Secretary:
             return TurnResult(False, exc.verdict)
         if f.pending_forfeit is not None:
             p = f.pending_forfeit
-            return TurnResult(False, Verdict("V2", f"{p.cult} must first give up a die after its illegal call"),
-                              must_forfeit=True)
+            return TurnResult(
+                False,
+                Verdict("V2", f"{p.cult} must first give up a die after its illegal call"),
+                must_forfeit=True,
+            )
         try:
             f.judge(Kind.TURN, turn)
         except RuleError as exc:
             if exc.rule in _ENTRY_RULES:
                 return TurnResult(False, exc.verdict)
-            stored = self._write(NewEvent(Kind.ILLEGAL, format_event(turn), note=f"{exc.rule} {exc.message}",
-                                          evidence=evidence))
+            stored = self._write(
+                NewEvent(
+                    Kind.ILLEGAL,
+                    format_event(turn),
+                    note=f"{exc.rule} {exc.message}",
+                    evidence=evidence,
+                )
+            )
             f.note_illegal(turn, exc.rule, exc.message)
-            return TurnResult(False, exc.verdict, stored.seq, recorded=True,
-                              must_forfeit=f.pending_forfeit is not None)
+            return TurnResult(
+                False,
+                exc.verdict,
+                stored.seq,
+                recorded=True,
+                must_forfeit=f.pending_forfeit is not None,
+            )
         stored = self._write(NewEvent(Kind.TURN, format_event(turn), evidence=evidence))
         return self._applied(stored, Kind.TURN, turn)
 
@@ -170,7 +187,9 @@ class Secretary:
         f = self._need()
         p = f.pending_forfeit
         if p is None:
-            raise SecretaryError("no cult owes a die: forfeits follow an illegal call under the forfeit option")
+            raise SecretaryError(
+                "no cult owes a die: forfeits follow an illegal call under the forfeit option"
+            )
         turn = Turn(p.cult, p.roll, GiveUp(face))
         try:
             _check_notation(turn)
@@ -181,7 +200,11 @@ class Secretary:
         return self._applied(stored, Kind.FORFEIT, turn)
 
     def correct_last_turn(
-        self, roll: Sequence[str], action: Action, reason: str = "", evidence: Evidence | None = None
+        self,
+        roll: Sequence[str],
+        action: Action,
+        reason: str = "",
+        evidence: Evidence | None = None,
     ) -> TurnResult:
         """Void the last accepted turn and play ``action`` on ``roll`` in its place.
 
@@ -197,8 +220,9 @@ class Secretary:
         except RuleError as exc:
             return TurnResult(False, exc.verdict)
         note = " ".join(reason.split())  # one line
-        stored = self._write(NewEvent(Kind.CORRECT, format_event(turn), ref=last_seq, note=note,
-                                      evidence=evidence))
+        stored = self._write(
+            NewEvent(Kind.CORRECT, format_event(turn), ref=last_seq, note=note, evidence=evidence)
+        )
         self._folder = fold(f.options, self._events)
         after = self._folder.game
         res = after.results[-1] if len(after.results) > len(before.game.results) else None
@@ -218,7 +242,11 @@ class Secretary:
         """The last accepted turn, if the last entry was one."""
         inputs = self._need().inputs
         last = inputs[-1] if inputs else None
-        return last.event if last is not None and last.kind is Kind.TURN and isinstance(last.event, Turn) else None
+        return (
+            last.event
+            if last is not None and last.kind is Kind.TURN and isinstance(last.event, Turn)
+            else None
+        )
 
     def _before_last_turn(self) -> tuple[StoredGame, str, int]:
         """The game just before the last accepted turn, its cult and its event."""
@@ -228,7 +256,9 @@ class Secretary:
         if last is None or turn is None:
             raise SecretaryError("there is no accepted turn to correct")
         if f.pending_forfeit is not None:
-            raise SecretaryError(f"{f.pending_forfeit.cult} must first give up a die after its illegal call")
+            raise SecretaryError(
+                f"{f.pending_forfeit.cult} must first give up a die after its illegal call"
+            )
         before = StoredGame(f.options)
         for inp in f.inputs[:-1]:
             before.apply(inp.seq, inp.kind, inp.event)
@@ -318,7 +348,7 @@ class Secretary:
             return []
         check()
         repaired: list[str] = getattr(self.store, "repaired", [])
-        out = list(repaired[self._repairs_said:])
+        out = list(repaired[self._repairs_said :])
         self._repairs_said = len(repaired)
         detached = getattr(self.store, "detached", None)
         if detached and self._rescued is None:
@@ -343,10 +373,14 @@ class Secretary:
             break
         n = len(self._events)
         if saved is None:
-            self._rescued = f"{problem}; the {n} events accepted could not be saved anywhere: write them down"
+            self._rescued = (
+                f"{problem}; the {n} events accepted could not be saved anywhere: write them down"
+            )
         elif text:
-            self._rescued = (f"{problem}; the {n} events accepted are saved in {saved}: restart companion "
-                             "to play on in a new database")
+            self._rescued = (
+                f"{problem}; the {n} events accepted are saved in {saved}: restart companion "
+                "to play on in a new database"
+            )
         else:
             self._rescued = f"{problem}; no game was open: restart companion"
         return self._rescued
@@ -369,10 +403,14 @@ def _check_names(options: Options, tags: dict[str, str]) -> None:
     """Cult names and tags must be writable in a record (NOTATION.md)."""
     for cult in options.cults:
         if not NAME_RE.match(cult) or cult.lower() == "center":
-            raise SecretaryError(f"'{cult}' cannot be a cult name: one word of letters, digits, _ or -")
+            raise SecretaryError(
+                f"'{cult}' cannot be a cult name: one word of letters, digits, _ or -"
+            )
     for name, value in tags.items():
         if not _TAG_NAME.match(name):
-            raise SecretaryError(f"'{name}' cannot be a tag name: a letter, then letters, digits or _")
+            raise SecretaryError(
+                f"'{name}' cannot be a tag name: a letter, then letters, digits or _"
+            )
         if '"' in value or "\n" in value or "\r" in value:
             raise SecretaryError(f"the tag {name} cannot hold quotes or line breaks")
 
@@ -384,4 +422,12 @@ def _check_notation(ev: StartRoll | Turn) -> None:
         raise RuleError("N", f"'{line}' cannot be written in a game record")
 
 
-__all__ = ["Evidence", "IllegalCall", "Input", "Secretary", "SecretaryError", "StoreError", "TurnResult"]
+__all__ = [
+    "Evidence",
+    "IllegalCall",
+    "Input",
+    "Secretary",
+    "SecretaryError",
+    "StoreError",
+    "TurnResult",
+]

@@ -14,8 +14,20 @@ from ..rules.calls import CallSyntaxError, parse_word
 from ..rules.faces import FACE_ORDER, faces_text
 from ..rules.verdicts import RuleError
 
-KNOWN_TAGS = ("Event", "Site", "Date", "Round", "Table", "Secretary", "Cults", "Sets", "Target",
-              "StartRule", "Doublers", "IllegalCall")
+KNOWN_TAGS = (
+    "Event",
+    "Site",
+    "Date",
+    "Round",
+    "Table",
+    "Secretary",
+    "Cults",
+    "Sets",
+    "Target",
+    "StartRule",
+    "Doublers",
+    "IllegalCall",
+)
 #: Tags that carry meaning for the game; they may not repeat.
 GAME_TAGS = ("Cults", "Sets", "Target", "StartRule", "Doublers", "IllegalCall")
 FREE_TAGS = ("Event", "Site", "Date", "Table", "Secretary")
@@ -141,7 +153,9 @@ def parse_line(text: str) -> Line | None:
     if key == "phase":
         if len(words) not in (2, 4) or (len(words) == 4 and words[2].lower() != "start"):
             raise notation_error("a phase line is 'phase N [start CULT]'")
-        return PhaseLine(parse_count(words[1], "a phase number"), words[3] if len(words) == 4 else None)
+        return PhaseLine(
+            parse_count(words[1], "a phase number"), words[3] if len(words) == 4 else None
+        )
     if key in ("score", "totals"):
         pairs = words[1:]
         if not pairs or len(pairs) % 2:

@@ -66,11 +66,15 @@ class RecordedGame:
             scores = g.results[-1].scores
             for cult, n in ev.points:
                 if scores[cult] != n:
-                    raise RuleError("SC1", f"{cult} scored {scores[cult]:+d} in this phase, not {n:+d}")
+                    raise RuleError(
+                        "SC1", f"{cult} scored {scores[cult]:+d} in this phase, not {n:+d}"
+                    )
         else:
             for cult, n in ev.points:
                 if g.totals[cult] != n:
-                    raise RuleError("SC3", f"{cult} has {g.totals[cult]:+d} power points, not {n:+d}")
+                    raise RuleError(
+                        "SC3", f"{cult} has {g.totals[cult]:+d} power points, not {n:+d}"
+                    )
         self.lines.append(RecordLine(ev, comment))
 
     def phase_line_due(self) -> bool:
@@ -92,7 +96,9 @@ class RecordedGame:
         else:
             g.judge(ev.cult, ev.roll, ev.action)
 
-    def enter(self, ev: StartRoll | Turn, comment: str = "", *, forfeit: bool = False) -> PhaseResult | None:
+    def enter(
+        self, ev: StartRoll | Turn, comment: str = "", *, forfeit: bool = False
+    ) -> PhaseResult | None:
         """Apply a roll-off roll or a turn with the lines it implies; the phase result when
         it ended a phase."""
         if isinstance(ev, StartRoll):
@@ -129,7 +135,9 @@ class RecordedGame:
             line = self.phase_line(None)
             if line is not None:
                 self.apply_line(line)
-        self.lines.append(RecordLine(t, f"illegal call, not played: {rule}: {message}", played=False))
+        self.lines.append(
+            RecordLine(t, f"illegal call, not played: {rule}: {message}", played=False)
+        )
         if self.options.illegal_call is IllegalCall.FORFEIT:
             self.pending_forfeit = t
 
@@ -142,5 +150,7 @@ class RecordedGame:
         g = self.game
         footer = None
         if g.finished:
-            footer = f"winners: {' '.join(g.winners) or 'none'}; losers: {' '.join(g.losers) or 'none'}"
+            footer = (
+                f"winners: {' '.join(g.winners) or 'none'}; losers: {' '.join(g.losers) or 'none'}"
+            )
         return write_record(tags, self.lines, comments=comments, footer=footer)

@@ -98,7 +98,9 @@ class _Builder:
         tags = self.out.tags
         if self.seen_event:
             raise notation_error("tags come before every event")
-        if t.name in tags and (t.name in GAME_TAGS or t.name in ("Event", "Site", "Date", "Table", "Secretary")):
+        if t.name in tags and (
+            t.name in GAME_TAGS or t.name in ("Event", "Site", "Date", "Table", "Secretary")
+        ):
             raise notation_error(f"the tag {t.name} may not repeat")
         value = t.value.strip()
         if t.name == "Cults":
@@ -127,7 +129,10 @@ class _Builder:
             want = sets_for(n_cults)
             if int(tags["Sets"]) != want:
                 plural = "s" if want > 1 else ""
-                raise RuleError("C1", f"{n_cults} cults play with {want} set{plural} of dice, not {tags['Sets']}")
+                raise RuleError(
+                    "C1",
+                    f"{n_cults} cults play with {want} set{plural} of dice, not {tags['Sets']}",
+                )
 
     def _game(self) -> RecordedGame:
         if self.recorded is None:
@@ -196,10 +201,16 @@ def replay_text(text: str) -> Replay:
             b.out.error = ReplayError(lineno, exc.rule, exc.message)
             break
     else:
-        if "Cults" not in b.out.tags:  # NOTATION.md: Cults is required, also in a record without events
+        if (
+            "Cults" not in b.out.tags
+        ):  # NOTATION.md: Cults is required, also in a record without events
             lines = text.splitlines()
-            b.out.error = ReplayError(max(1, len(lines)), "N", "the record has no Cults tag" +
-                                      (" (the file is empty)" if not text.strip() else ""))
+            b.out.error = ReplayError(
+                max(1, len(lines)),
+                "N",
+                "the record has no Cults tag"
+                + (" (the file is empty)" if not text.strip() else ""),
+            )
     return b.out
 
 
@@ -224,7 +235,9 @@ def read_record_bytes(p: Path) -> bytes:
     with p.open("rb") as fh:
         data = fh.read(MAX_RECORD_BYTES + 1)
     if len(data) > MAX_RECORD_BYTES:
-        raise UnreadableRecord(f"{p} is larger than {MAX_RECORD_BYTES // (1024 * 1024)} MB: not a game record")
+        raise UnreadableRecord(
+            f"{p} is larger than {MAX_RECORD_BYTES // (1024 * 1024)} MB: not a game record"
+        )
     return data
 
 

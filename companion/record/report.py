@@ -20,8 +20,12 @@ def replay_report(r: Replay) -> str:
             lines.append(f"phase {res.number} (start {res.start}): {scores}{tail}")
         lines.append("totals: " + ", ".join(f"{c} {n:+d}" for c, n in g.totals.items()))
         if g.finished:
-            lines.append("game over: winners " + (" ".join(g.winners) or "none")
-                         + "; losers " + (" ".join(g.losers) or "none"))
+            lines.append(
+                "game over: winners "
+                + (" ".join(g.winners) or "none")
+                + "; losers "
+                + (" ".join(g.losers) or "none")
+            )
         else:
             lines.append("the game is not finished")
     if r.error is not None:

@@ -29,7 +29,9 @@ def roll_dice(rng: random.Random, n: int) -> tuple[str, ...]:
     return tuple(rng.choice(DIE_SIDES) for _ in range(n))
 
 
-def random_legal(g: Game, cult: str, roll: tuple[str, ...], legal: tuple[Action, ...], rng: random.Random) -> Action:
+def random_legal(
+    g: Game, cult: str, roll: tuple[str, ...], legal: tuple[Action, ...], rng: random.Random
+) -> Action:
     return rng.choice(legal)
 
 
@@ -38,7 +40,9 @@ def _value_after(g: Game, cult: str, a: CallAction) -> int:
     return sum(tentacle_value(f) for f in lay) * lay.count("I")
 
 
-def greedy(g: Game, cult: str, roll: tuple[str, ...], legal: tuple[Action, ...], rng: random.Random) -> Action:
+def greedy(
+    g: Game, cult: str, roll: tuple[str, ...], legal: tuple[Action, ...], rng: random.Random
+) -> Action:
     """Build the biggest value, complete only when it is worth it."""
 
     def score(a: Action) -> tuple[float, float]:
@@ -53,7 +57,9 @@ def greedy(g: Game, cult: str, roll: tuple[str, ...], legal: tuple[Action, ...],
     return max(legal, key=score)
 
 
-def cautious(g: Game, cult: str, roll: tuple[str, ...], legal: tuple[Action, ...], rng: random.Random) -> Action:
+def cautious(
+    g: Game, cult: str, roll: tuple[str, ...], legal: tuple[Action, ...], rng: random.Random
+) -> Action:
     """Complete as soon as the layout scores anything."""
 
     def score(a: Action) -> tuple[int, float]:
@@ -169,7 +175,9 @@ def simulate_command(
         try:
             out.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            print(f"companion simulate: cannot make the folder {out}: {exc.strerror}", file=sys.stderr)
+            print(
+                f"companion simulate: cannot make the folder {out}: {exc.strerror}", file=sys.stderr
+            )
             return 2
     names = list(STRATEGIES)
     for n in range(games):
@@ -179,7 +187,9 @@ def simulate_command(
             c: STRATEGIES[strategy] if strategy != "mixed" else STRATEGIES[pick.choice(names)]
             for c in opts.cults
         }
-        sim = play_game(opts, game_seed, strategies, tags={"Event": "Simulation", "Round": str(game_seed)})
+        sim = play_game(
+            opts, game_seed, strategies, tags={"Event": "Simulation", "Round": str(game_seed)}
+        )
         if out:
             try:
                 (out / f"game-{game_seed:06d}.txt").write_text(sim.record, encoding="utf-8")
@@ -193,6 +203,8 @@ def simulate_command(
     if out:
         first, last = f"game-{seed:06d}.txt", f"game-{seed + games - 1:06d}.txt"
         which = first if games == 1 else f"{first} … {last}"
-        print(f"companion simulate: {games} record{'s' if games != 1 else ''} written to {out}/ ({which})",
-              file=sys.stderr)
+        print(
+            f"companion simulate: {games} record{'s' if games != 1 else ''} written to {out}/ ({which})",
+            file=sys.stderr,
+        )
     return 0

@@ -106,8 +106,10 @@ def standings_text(ranked: list[CultStats], aside: list[SetAside], counted: int)
     head = f"{'cult':<16} {'games':>5} {'wins':>4} {'points':>7} {'avg/phase':>9} {'completed':>9} {'failed':>6} {'doublers':>8}"
     lines = [f"standings over {counted} record{'s' if counted != 1 else ''}", head]
     for s in ranked:
-        lines.append(f"{s.cult:<16} {s.games:>5} {s.wins:>4} {s.points:>+7d} {s.average:>9.2f} "
-                     f"{s.completed:>9} {s.failed:>6} {s.doublers:>8}")
+        lines.append(
+            f"{s.cult:<16} {s.games:>5} {s.wins:>4} {s.points:>+7d} {s.average:>9.2f} "
+            f"{s.completed:>9} {s.failed:>6} {s.doublers:>8}"
+        )
     unfinished = sum(1 for s in ranked if s.unfinished)
     if unfinished:
         lines.append("some records hold unfinished games: their points count, their wins do not")

@@ -143,9 +143,7 @@ class Game:
 
     def free_dice(self, cult: str) -> int:
         """F1: the center plus the pools of the other open cults."""
-        return self.center + sum(
-            n for c, n in self.pools.items() if c != cult and self.open[c]
-        )
+        return self.center + sum(n for c, n in self.pools.items() if c != cult and self.open[c])
 
     def next_open(self, after: str) -> str | None:
         """T1: the next cult clockwise whose invocation is open."""
@@ -201,7 +199,9 @@ class Game:
             return
         if len(ro.rounds) == 1:
             missing = [c for c in self.cults if c not in ro.current]
-            raise RuleError("ST1", f"the roll-off is not finished: {', '.join(missing)} must still roll")
+            raise RuleError(
+                "ST1", f"the roll-off is not finished: {', '.join(missing)} must still roll"
+            )
         raise RuleError("ST2", "the roll-off is tied: the tied cults roll again before play")
 
     def _check_cult(self, cult: str) -> None:
@@ -218,14 +218,18 @@ class Game:
             raise RuleError("G1", "the game has ended")
         self._check_rolloff_done()
         if self.turns_in_phase > 0:
-            raise RuleError("E4", f"phase {self.phase} has not ended: some invocations are still open")
+            raise RuleError(
+                "E4", f"phase {self.phase} has not ended: some invocations are still open"
+            )
         if start is not None:
             if self.start_cult is None:
                 self._set_start(start)
             elif start != self.start_cult:
                 if self.phase == 1:
                     raise RuleError("ST1", f"{self.start_cult} is the start cult, not {start}")
-                raise RuleError("ST3", f"the start-cult stone passed to {self.start_cult}, not {start}")
+                raise RuleError(
+                    "ST3", f"the start-cult stone passed to {self.start_cult}, not {start}"
+                )
         self.play_began = True
 
     def _set_start(self, cult: str) -> None:
@@ -248,12 +252,16 @@ class Game:
         """Stages 5 and 6: the call's shape, then table K's needs."""
         words = set(call)
         if Word.FHTAGN in words and Word.PHNGLUI in words and words != set(ALL_FHTAGN):
-            return RuleError("D6", "a call never holds both Fhtagn! and Ph'nglui!, except the All-Fhtagn call")
+            return RuleError(
+                "D6", "a call never holds both Fhtagn! and Ph'nglui!, except the All-Fhtagn call"
+            )
         if call != ALL_FHTAGN:
             if len(words) != len(call):
                 return RuleError("O1", "no word of a call may be repeated")
             if any(a.rank >= b.rank for a, b in zip(call, call[1:], strict=False)):
-                return RuleError("O1", "the words come in the order IÄÄ!, Cthulhu!, Fhtagn!/Ph'nglui!")
+                return RuleError(
+                    "O1", "the words come in the order IÄÄ!, Cthulhu!, Fhtagn!/Ph'nglui!"
+                )
         if call not in TABLE_K.values():
             return RuleError("O2", f"{call_text(call)} is not a call of table K")
         s = shape_of(call)
@@ -284,7 +292,9 @@ class Game:
                 return RuleError("D5", "Ph'nglui! needs a free die, and none is left")
         return None
 
-    def _carry_fault(self, cult: str, roll: tuple[str, ...], s: Shape, a: CallAction) -> RuleError | None:
+    def _carry_fault(
+        self, cult: str, roll: tuple[str, ...], s: Shape, a: CallAction
+    ) -> RuleError | None:
         """Stage 7: do ``place`` and ``take`` carry the call out?"""
         place = a.place
         n_i = place.count(I)
@@ -313,7 +323,10 @@ class Game:
             return RuleError("D5", "Ph'nglui! takes exactly one free die")
         if s.all_fhtagn and len(a.take) != min(2, free):
             want = min(2, free)
-            return RuleError("D7", f"the All-Fhtagn call takes {want} free {'die' if want == 1 else 'dice'} here, not {len(a.take)}")
+            return RuleError(
+                "D7",
+                f"the All-Fhtagn call takes {want} free {'die' if want == 1 else 'dice'} here, not {len(a.take)}",
+            )
         center = self.center
         pools = dict(self.pools)
         open_ = dict(self.open)
@@ -354,7 +367,10 @@ class Game:
                     legal,
                 )
             if action.face not in roll:
-                raise RuleError("T4", f"{cult} can give up only a die of its roll, and no {action.face} was rolled")
+                raise RuleError(
+                    "T4",
+                    f"{cult} can give up only a die of its roll, and no {action.face} was rolled",
+                )
             return
         fault = self.needs_fault(cult, roll, action.call)
         if fault is None:
@@ -362,7 +378,10 @@ class Game:
             if fault is None:
                 return
         legal = self.legal_actions(roll, cult)
-        if fault.rule in ("D1", "D2", "D3", "D4", "D5", "D6", "D7", "O1", "O2") and fault.message.find("legal:") < 0:
+        if (
+            fault.rule in ("D1", "D2", "D3", "D4", "D5", "D6", "D7", "O1", "O2")
+            and fault.message.find("legal:") < 0
+        ):
             fault = RuleError(fault.rule, f"{fault.message}; legal: {_list_calls(legal)}", legal)
         else:
             fault = RuleError(fault.rule, fault.message, legal)
@@ -437,10 +456,14 @@ class Game:
         Under the default ``recall`` the cult is asked for a legal call instead.
         """
         if self.options.illegal_call is not IllegalCall.FORFEIT:
-            raise RuleError("V2", "this table recalls illegal calls: the cult makes a legal call instead")
+            raise RuleError(
+                "V2", "this table recalls illegal calls: the cult makes a legal call instead"
+            )
         self.judge_turn(cult, roll)
         if face not in roll:
-            raise RuleError("T4", f"{cult} can give up only a die of its roll, and no {face} was rolled")
+            raise RuleError(
+                "T4", f"{cult} can give up only a die of its roll, and no {face} was rolled"
+            )
         if self.start_cult is None:
             self._set_start(cult)
         self._apply(cult, GiveUp(face))

@@ -75,7 +75,9 @@ class Options:
             raise OptionsError("C1", "every cult needs a name of its own")
         want = sets_for(n)
         if sets is not None and sets != want:
-            raise OptionsError("C1", f"{n} cults play with {want} set{'s' if want > 1 else ''} of dice, not {sets}")
+            raise OptionsError(
+                "C1", f"{n} cults play with {want} set{'s' if want > 1 else ''} of dice, not {sets}"
+            )
         if target is not None and target <= 0:
             raise OptionsError("S3", "the target must be a positive number of power points")
         return cls(

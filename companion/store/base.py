@@ -34,7 +34,11 @@ class Evidence:
     dice: Any = None  # JSON-able
 
     def dice_json(self) -> str:
-        return "" if self.dice is None else json.dumps(self.dice, sort_keys=True, separators=(",", ":"))
+        return (
+            ""
+            if self.dice is None
+            else json.dumps(self.dice, sort_keys=True, separators=(",", ":"))
+        )
 
     def digest(self) -> str:
         """Chained with the event, so evidence cannot be swapped unnoticed."""
@@ -70,7 +74,9 @@ class StoredEvent:
     omac: str = ""  # the same by the organiser's key
 
     def canonical(self) -> str:
-        return canonical_text(self.seq, self.kind, self.text, self.ref, self.note, self.created, self.evidence)
+        return canonical_text(
+            self.seq, self.kind, self.text, self.ref, self.note, self.created, self.evidence
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +97,9 @@ def canonical_text(
     seq: int, kind: str, text: str, ref: int | None, note: str, created: str, evidence: str
 ) -> str:
     """The text an event's hash covers: every stored field, tab separated."""
-    return "\t".join((str(seq), kind, "" if ref is None else str(ref), created, evidence, note, text))
+    return "\t".join(
+        (str(seq), kind, "" if ref is None else str(ref), created, evidence, note, text)
+    )
 
 
 def chain_hash(prev: str, canonical: str) -> str:

@@ -107,15 +107,34 @@ def write_evidence(store: SQLiteStore, ex: Exported, folder: Path) -> int:
         stem = folder / f"game{ex.info.id}-event{e.seq}"
         if ev.frame_jpeg is not None:
             write_private(stem.with_suffix(".jpg"), ev.frame_jpeg)
-        meta = {"game": ex.info.id, "event": e.seq, "kind": e.kind.value, "line": e.text, "dice": ev.dice,
-                "digest": ev.digest(), "chained": ev.digest() == e.evidence}
+        meta = {
+            "game": ex.info.id,
+            "event": e.seq,
+            "kind": e.kind.value,
+            "line": e.text,
+            "dice": ev.dice,
+            "digest": ev.digest(),
+            "chained": ev.digest() == e.evidence,
+        }
         write_private(stem.with_suffix(".json"), json.dumps(meta, ensure_ascii=False, indent=2))
         n += 1
     return n
 
 
-CSV_COLUMNS = ("game_id", "date", "event", "table", "game", "seat", "player", "start_player",
-               "score", "winner", "finished", "phase_scores")
+CSV_COLUMNS = (
+    "game_id",
+    "date",
+    "event",
+    "table",
+    "game",
+    "seat",
+    "player",
+    "start_player",
+    "score",
+    "winner",
+    "finished",
+    "phase_scores",
+)
 
 
 def to_csv(summaries: list[dict[str, Any]]) -> str:
@@ -125,7 +144,20 @@ def to_csv(summaries: list[dict[str, Any]]) -> str:
     w.writerow(CSV_COLUMNS)
     for s in summaries:
         for p in s["players"]:
-            w.writerow((s["id"], s["date"], s["event"] or "", s["table"] or "", s["game"], p["seat"],
-                        p["name"], int(p["start_player"]), p["score"], int(p["winner"]),
-                        int(s["finished"]), ";".join(str(n) for n in p["phase_scores"])))
+            w.writerow(
+                (
+                    s["id"],
+                    s["date"],
+                    s["event"] or "",
+                    s["table"] or "",
+                    s["game"],
+                    p["seat"],
+                    p["name"],
+                    int(p["start_player"]),
+                    p["score"],
+                    int(p["winner"]),
+                    int(s["finished"]),
+                    ";".join(str(n) for n in p["phase_scores"]),
+                )
+            )
     return out.getvalue()

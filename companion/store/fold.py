@@ -61,7 +61,9 @@ class StoredGame(RecordedGame):
         """Raise RuleError when ``ev`` may not be applied now; changes nothing."""
         self.check(ev, forfeit=kind is Kind.FORFEIT)
 
-    def apply(self, seq: int, kind: Kind, ev: StartRoll | Turn, comment: str = "") -> PhaseResult | None:
+    def apply(
+        self, seq: int, kind: Kind, ev: StartRoll | Turn, comment: str = ""
+    ) -> PhaseResult | None:
         """Enter an input already judged legal; the phase result when it ended one."""
         self.inputs.append(Input(seq, kind, ev))
         return self.enter(ev, comment, forfeit=kind is Kind.FORFEIT)
@@ -74,7 +76,9 @@ def effective(events: list[StoredEvent]) -> list[StoredEvent]:
         if e.kind is Kind.CORRECT:
             idx = next((i for i in range(len(out) - 1, -1, -1) if out[i].seq == e.ref), None)
             if idx is None or out[idx].kind not in (Kind.TURN, Kind.CORRECT):
-                raise StoreError(f"event {e.seq} corrects event {e.ref}, which is not a turn before it")
+                raise StoreError(
+                    f"event {e.seq} corrects event {e.ref}, which is not a turn before it"
+                )
             out[idx] = e
         else:
             out.append(e)
@@ -107,7 +111,9 @@ def fold_partial(options: Options, events: list[StoredEvent]) -> tuple[StoredGam
                 kind = Kind.START
             else:
                 ev = parse_turn(e.text)
-                kind = Kind.FORFEIT if e.kind is Kind.FORFEIT else Kind.TURN  # corrections replace turns
+                kind = (
+                    Kind.FORFEIT if e.kind is Kind.FORFEIT else Kind.TURN
+                )  # corrections replace turns
             f.judge(kind, ev)
             comment = ""
             if e.kind is Kind.CORRECT:

@@ -83,7 +83,9 @@ def load_key(path: str | Path) -> Key:
     except (UnicodeDecodeError, ValueError):
         secret = b""
     if len(secret) != KEY_BYTES:
-        raise StoreError(f"{p} is not a companion key file (64 hexadecimal digits); make one with `companion key new`")
+        raise StoreError(
+            f"{p} is not a companion key file (64 hexadecimal digits); make one with `companion key new`"
+        )
     return Key(secret, str(p))
 
 
@@ -94,8 +96,10 @@ def make_key(path: str | Path) -> Key:
         private_dir(p.parent)
         fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        raise StoreError(f"{p} exists already: a key is never overwritten (games sealed with it "
-                         "could no longer be checked)") from None
+        raise StoreError(
+            f"{p} exists already: a key is never overwritten (games sealed with it "
+            "could no longer be checked)"
+        ) from None
     except OSError as exc:
         raise StoreError(f"cannot write the key file {p}: {exc.strerror}") from None
     key = Key(secrets.token_bytes(KEY_BYTES), str(p))

@@ -71,4 +71,6 @@ def migrate(conn: sqlite3.Connection, where: str) -> None:
         )
     for n in range(have, VERSION):
         # executescript commits first; the explicit BEGIN makes each step atomic
-        conn.executescript(f"BEGIN IMMEDIATE;\n{MIGRATIONS[n]}\nPRAGMA user_version = {n + 1};\nCOMMIT;")
+        conn.executescript(
+            f"BEGIN IMMEDIATE;\n{MIGRATIONS[n]}\nPRAGMA user_version = {n + 1};\nCOMMIT;"
+        )

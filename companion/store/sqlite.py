@@ -53,14 +53,18 @@ def utc_now() -> str:
 def explain(exc: Exception, where: str) -> str:
     """One sentence for people out of an SQLite error."""
     if isinstance(exc, UnicodeDecodeError):  # damaged bytes where SQLite expected UTF-8 text
-        return f"{where} is damaged; `companion export` can still print the events before the damage"
+        return (
+            f"{where} is damaged; `companion export` can still print the events before the damage"
+        )
     msg = str(exc).lower()
     if "full" in msg:
         return f"the disk holding {where} is full: the last entry was not stored; free some space and enter it again"
     if "not a database" in msg:
         return f"{where} is not a companion database, or its first page is damaged"
     if "malformed" in msg or "corrupt" in msg:
-        return f"{where} is damaged; `companion export` can still print the events before the damage"
+        return (
+            f"{where} is damaged; `companion export` can still print the events before the damage"
+        )
     if "locked" in msg or "busy" in msg:
         return f"{where} is busy with another writer; try again in a moment"
     if "unable to open" in msg or "readonly" in msg or "read-only" in msg:
@@ -96,10 +100,20 @@ def _event(row: tuple[Any, ...]) -> StoredEvent:
         raise DamagedRow(f"the kind of {where} is damaged") from None
     if ref is not None:
         ref = _int(ref, f"the event that {where} corrects")
-    return StoredEvent(gid, n, k, _str(text, f"the line of {where}"), ref, _str(note, f"the note of {where}"),
-                       _str(created, f"the time of {where}"), _str(evidence, f"the evidence digest of {where}"),
-                       _str(prev_hash, f"the previous hash of {where}"), _str(hash_, f"the hash of {where}"),
-                       _str(mac, f"the table seal of {where}"), _str(omac, f"the organiser seal of {where}"))
+    return StoredEvent(
+        gid,
+        n,
+        k,
+        _str(text, f"the line of {where}"),
+        ref,
+        _str(note, f"the note of {where}"),
+        _str(created, f"the time of {where}"),
+        _str(evidence, f"the evidence digest of {where}"),
+        _str(prev_hash, f"the previous hash of {where}"),
+        _str(hash_, f"the hash of {where}"),
+        _str(mac, f"the table seal of {where}"),
+        _str(omac, f"the organiser seal of {where}"),
+    )
 
 
 def _json_object(text: Any, what: str) -> dict[str, Any]:
@@ -140,8 +154,14 @@ class SQLiteStore:
     one fsync per event is cheap next to a roll of the dice.
     """
 
-    def __init__(self, path: str | Path, *, create: bool = True, salvage: bool = False,
-                 keys: Keys | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        create: bool = True,
+        salvage: bool = False,
+        keys: Keys | None = None,
+    ) -> None:
         """Open (and, with ``create``, make) the database.
 
         ``salvage``: a reader's open; a damaged file is then opened read-only
@@ -179,7 +199,9 @@ class SQLiteStore:
             if create or version < VERSION:  # a reader leaves a current database untouched
                 mode = self.conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
                 if str(mode).lower() != "wal":
-                    raise StoreError(f"{self.where} cannot be switched to write-ahead logging ({mode})")
+                    raise StoreError(
+                        f"{self.where} cannot be switched to write-ahead logging ({mode})"
+                    )
             self.conn.execute("PRAGMA synchronous = FULL")
             migrate(self.conn, self.where)
         except DB_ERRORS as exc:
@@ -256,7 +278,11 @@ class SQLiteStore:
             )
             gid = cur.lastrowid
             assert gid is not None
-            info = self._seal(c, GameInfo(gid, created, dict(tags), dict(meta or {}), False, genesis, 0), meta_text)
+            info = self._seal(
+                c,
+                GameInfo(gid, created, dict(tags), dict(meta or {}), False, genesis, 0),
+                meta_text,
+            )
         self.after_write()
         return info
 
@@ -265,8 +291,10 @@ class SQLiteStore:
         t, o = self.keys.table, self.keys.organiser
         seal = game_seal(t, info, meta_text) if t else ""
         oseal = game_seal(o, info, meta_text) if o else ""
-        c.execute("UPDATE games SET n_events = ?, last_hash = ?, finished = ?, seal = ?, oseal = ? WHERE id = ?",
-                  (info.events, info.last_hash, int(info.finished), seal, oseal, info.id))
+        c.execute(
+            "UPDATE games SET n_events = ?, last_hash = ?, finished = ?, seal = ?, oseal = ? WHERE id = ?",
+            (info.events, info.last_hash, int(info.finished), seal, oseal, info.id),
+        )
         return replace(info, seal=seal, oseal=oseal)
 
     def append(self, game_id: int, event: NewEvent, after: int | None = None) -> StoredEvent:
@@ -279,30 +307,63 @@ class SQLiteStore:
         with self._tx() as c:
             info = self._game_in(c, game_id)
             last = c.execute(
-                "SELECT seq, hash FROM events WHERE game_id = ? ORDER BY seq DESC LIMIT 1", (game_id,)
+                "SELECT seq, hash FROM events WHERE game_id = ? ORDER BY seq DESC LIMIT 1",
+                (game_id,),
             ).fetchone()
             if last is None:
                 seq, prev = 1, info.genesis
             else:
-                seq, prev = _int(last[0], f"the number of the last event of game {game_id}") + 1, str(last[1])
+                seq, prev = (
+                    _int(last[0], f"the number of the last event of game {game_id}") + 1,
+                    str(last[1]),
+                )
             if after is not None and seq != after + 1:
                 # the writer judged this event on a game that has moved on since
-                raise StoreError(f"another secretary has written to game {game_id} since it was opened; "
-                                 "resume the game to see its events")
-            canon = canonical_text(seq, event.kind, event.text, event.ref, event.note, created, digest)
+                raise StoreError(
+                    f"another secretary has written to game {game_id} since it was opened; "
+                    "resume the game to see its events"
+                )
+            canon = canonical_text(
+                seq, event.kind, event.text, event.ref, event.note, created, digest
+            )
             hash_ = chain_hash(prev, canon)
             t, o = self.keys.table, self.keys.organiser
-            stored = StoredEvent(game_id, seq, event.kind, event.text, event.ref, event.note, created,
-                                 digest, prev, hash_, event_mac(t, game_id, hash_) if t else "",
-                                 event_mac(o, game_id, hash_) if o else "")
+            stored = StoredEvent(
+                game_id,
+                seq,
+                event.kind,
+                event.text,
+                event.ref,
+                event.note,
+                created,
+                digest,
+                prev,
+                hash_,
+                event_mac(t, game_id, hash_) if t else "",
+                event_mac(o, game_id, hash_) if o else "",
+            )
             c.execute(
                 f"INSERT INTO events ({_EVENT_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (game_id, seq, stored.kind.value, stored.text, stored.ref, stored.note, created,
-                 digest, prev, stored.hash, stored.mac, stored.omac),
+                (
+                    game_id,
+                    seq,
+                    stored.kind.value,
+                    stored.text,
+                    stored.ref,
+                    stored.note,
+                    created,
+                    digest,
+                    prev,
+                    stored.hash,
+                    stored.mac,
+                    stored.omac,
+                ),
             )
             if ev is not None:
-                c.execute("INSERT INTO evidence (game_id, seq, frame, dice) VALUES (?, ?, ?, ?)",
-                          (game_id, seq, ev.frame_jpeg, ev.dice_json()))
+                c.execute(
+                    "INSERT INTO evidence (game_id, seq, frame, dice) VALUES (?, ?, ?, ?)",
+                    (game_id, seq, ev.frame_jpeg, ev.dice_json()),
+                )
             self._seal(c, replace(info, events=seq, last_hash=hash_), self._meta_text(c, game_id))
         self.after_write()
         return stored
@@ -331,7 +392,9 @@ class SQLiteStore:
         """After a write: note (never raise) that the file is no longer ours (``watch.py``)."""
 
     def events(self, game_id: int) -> list[StoredEvent]:
-        rows = self._read(f"SELECT {self._ecols} FROM events WHERE game_id = ? ORDER BY seq", (game_id,))
+        rows = self._read(
+            f"SELECT {self._ecols} FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
+        )
         return [_event(r) for r in rows]
 
     def salvage_events(self, game_id: int) -> tuple[list[StoredEvent], str | None]:
@@ -367,7 +430,9 @@ class SQLiteStore:
             misses, rid = 0, last_id + 1
             while misses < 512:
                 try:
-                    row = self.conn.execute(f"SELECT id, {self._ecols} FROM events WHERE id = ?", (rid,)).fetchone()
+                    row = self.conn.execute(
+                        f"SELECT id, {self._ecols} FROM events WHERE id = ?", (rid,)
+                    ).fetchone()
                 except DB_ERRORS:
                     row = None
                 misses = misses + 1 if row is None else 0
@@ -383,7 +448,9 @@ class SQLiteStore:
         return out, f"{problem} ({len(out)} events of game {game_id} are intact)"
 
     def evidence(self, game_id: int, seq: int) -> Evidence | None:
-        rows = self._read("SELECT frame, dice FROM evidence WHERE game_id = ? AND seq = ?", (game_id, seq))
+        rows = self._read(
+            "SELECT frame, dice FROM evidence WHERE game_id = ? AND seq = ?", (game_id, seq)
+        )
         if not rows:
             return None
         frame, dice = rows[0]
@@ -404,11 +471,18 @@ class SQLiteStore:
             raise DamagedRow(f"the tags of game {g} cannot be read: damaged, not names and text")
         if finished not in (0, 1):
             raise DamagedRow(f"the finished mark of game {g} is damaged")
-        return GameInfo(g, _str(created, f"the start time of game {g}"), tag_map,
-                        _json_object(meta, f"the settings (meta) of game {g}"), bool(finished),
-                        _str(genesis, f"the first hash of game {g}"), _int(n, f"the event count of game {g}"),
-                        _str(last_hash, f"the last hash of game {g}"), _str(seal, f"the seal of game {g}"),
-                        _str(oseal, f"the organiser seal of game {g}"))
+        return GameInfo(
+            g,
+            _str(created, f"the start time of game {g}"),
+            tag_map,
+            _json_object(meta, f"the settings (meta) of game {g}"),
+            bool(finished),
+            _str(genesis, f"the first hash of game {g}"),
+            _int(n, f"the event count of game {g}"),
+            _str(last_hash, f"the last hash of game {g}"),
+            _str(seal, f"the seal of game {g}"),
+            _str(oseal, f"the organiser seal of game {g}"),
+        )
 
     def game(self, game_id: int) -> GameInfo:
         rows = self._read(self._gsql + " WHERE id = ?", (game_id,))

@@ -32,14 +32,20 @@ def is_database(path: Path) -> bool:
         return False
 
 
-def check_chain(genesis: str, events: list[StoredEvent], evidence: dict[int, str | None]) -> str | None:
+def check_chain(
+    genesis: str, events: list[StoredEvent], evidence: dict[int, str | None]
+) -> str | None:
     """The first event that does not fit the chain, as a sentence; None when all fit."""
     prev = genesis
     for want_seq, e in enumerate(events, start=1):
         if e.seq != want_seq:
             return f"event {want_seq} is missing (the next stored is {e.seq})"
         if e.prev_hash != prev:
-            what = "the game's tags or start time were changed" if want_seq == 1 else f"event {want_seq - 1} was changed or removed"
+            what = (
+                "the game's tags or start time were changed"
+                if want_seq == 1
+                else f"event {want_seq - 1} was changed or removed"
+            )
             return f"event {e.seq} ({e.text}) does not follow the one before it: {what}"
         if chain_hash(prev, e.canonical()) != e.hash:
             return f"event {e.seq} ({e.text}) was changed after it was stored"
@@ -60,7 +66,9 @@ def check_count(info: GameInfo, events: list[StoredEvent]) -> str | None:
     return None
 
 
-def check_seals(store: SQLiteStore, info: GameInfo, events: list[StoredEvent], key: Key, whose: str) -> str | None:
+def check_seals(
+    store: SQLiteStore, info: GameInfo, events: list[StoredEvent], key: Key, whose: str
+) -> str | None:
     """Every event and the game itself sealed by ``key``; None when all are."""
     seal = info.seal if whose == "table" else info.oseal
     if not seal:
@@ -73,12 +81,16 @@ def check_seals(store: SQLiteStore, info: GameInfo, events: list[StoredEvent], k
         if mac != event_mac(key, info.id, e.hash):
             return f"the seal of event {e.seq} ({e.text}) does not fit: the event was rewritten without the {whose} key"
     if seal != game_seal(key, info, store.meta_text(info.id)):
-        return (f"the game's seal does not fit: its event count, end, finished mark or settings were changed "
-                f"without the {whose} key")
+        return (
+            f"the game's seal does not fit: its event count, end, finished mark or settings were changed "
+            f"without the {whose} key"
+        )
     return None
 
 
-def _digests(store: SQLiteStore, info: GameInfo, events: list[StoredEvent]) -> dict[int, str | None]:
+def _digests(
+    store: SQLiteStore, info: GameInfo, events: list[StoredEvent]
+) -> dict[int, str | None]:
     out: dict[int, str | None] = {}
     for e in events:
         if e.evidence:
@@ -97,7 +109,11 @@ def verify_game(store: SQLiteStore, info: GameInfo, keys: Keys) -> list[Finding]
     except StoreError:
         events, damage = store.salvage_events(info.id)
         out.append(Finding(False, f"game {info.id}: {damage}"))
-    fault = None if genesis_hash(info.tags, info.created) == info.genesis else "the game's tags or start time were changed"
+    fault = (
+        None
+        if genesis_hash(info.tags, info.created) == info.genesis
+        else "the game's tags or start time were changed"
+    )
     fault = fault or check_chain(info.genesis, events, _digests(store, info, events))
     if out:  # damaged: the intact events are checked as far as they go; the rest is the damage said
         if fault:
@@ -115,15 +131,21 @@ def verify_game(store: SQLiteStore, info: GameInfo, keys: Keys) -> list[Finding]
         except StoreError as exc:
             fault = str(exc)
     if fault is None and info.finished and not ended:
-        fault = "it is marked finished but its events stop before the game's end: events were deleted"
+        fault = (
+            "it is marked finished but its events stop before the game's end: events were deleted"
+        )
     if fault is None and ended and not info.finished:
-        fault = ("its events end the game but it is not marked finished: the mark was changed, or companion "
-                 "stopped before setting it (resuming the game sets it)")
+        fault = (
+            "its events end the game but it is not marked finished: the mark was changed, or companion "
+            "stopped before setting it (resuming the game sets it)"
+        )
     if fault:
         out.append(Finding(False, f"game {info.id}: {fault}"))
     elif not out:
         state = "finished, ending with its end event" if info.finished else "unfinished"
-        sealed = [w for k, w in ((keys.table, "table"), (keys.organiser, "organiser")) if k is not None]
+        sealed = [
+            w for k, w in ((keys.table, "table"), (keys.organiser, "organiser")) if k is not None
+        ]
         how = f"every hash and {' and '.join(sealed)} seal fits" if sealed else "every hash fits"
         out.append(Finding(True, f"game {info.id}: {len(events)} events, {how} ({state})"))
     return out
@@ -132,15 +154,26 @@ def verify_game(store: SQLiteStore, info: GameInfo, keys: Keys) -> list[Finding]
 def key_notes(keys: Keys) -> list[Finding]:
     """Which keys were checked and what that proves, one sentence each."""
     if keys.table is None and keys.organiser is None:
-        return [Finding(True, "no key given and no table key on this machine: the hash chain shows damage and "
-                              "careless edits, not a rewrite by someone who recomputed the hashes "
-                              "(see docs/verify.md)", note=True)]
+        return [
+            Finding(
+                True,
+                "no key given and no table key on this machine: the hash chain shows damage and "
+                "careless edits, not a rewrite by someone who recomputed the hashes "
+                "(see docs/verify.md)",
+                note=True,
+            )
+        ]
     out = []
     for key, whose in ((keys.table, "table"), (keys.organiser, "organiser")):
         if key is not None:
-            out.append(Finding(True, f"checked with the {whose} key {key.id} ({key.source}): a game whose seals fit "
-                                     "was written by a companion holding that key, and changed by nobody without it",
-                               note=True))
+            out.append(
+                Finding(
+                    True,
+                    f"checked with the {whose} key {key.id} ({key.source}): a game whose seals fit "
+                    "was written by a companion holding that key, and changed by nobody without it",
+                    note=True,
+                )
+            )
     return out
 
 
@@ -178,8 +211,13 @@ def verify_record(path: Path) -> list[Finding]:
         return [Finding(False, f"{path}, line {e.line}: {e.rule}: {e.message}")]
     if not r.events:
         return [Finding(False, f"{path} holds no event of a game: there is nothing to verify")]
-    return [Finding(True, f"{path}: every line keeps the rules (a record carries no seal: this shows it is a "
-                          "possible game, not that it was played)")]
+    return [
+        Finding(
+            True,
+            f"{path}: every line keeps the rules (a record carries no seal: this shows it is a "
+            "possible game, not that it was played)",
+        )
+    ]
 
 
 def verify(path: str | Path, keys: Keys | None = None) -> list[Finding]:

@@ -66,14 +66,20 @@ class WatchedStore(SQLiteStore):
         problem = self.problem()
         if problem is None:
             return
-        if not self.detached and problem.startswith("the write-ahead log") and self._repair_wal(problem):
+        if (
+            not self.detached
+            and problem.startswith("the write-ahead log")
+            and self._repair_wal(problem)
+        ):
             return
         self.detached = problem
         raise StoreDetached(f"{problem}: nothing more can be stored in it")
 
     def after_write(self) -> None:
         """The write is done and cannot be taken back: repair a lost log, or note the loss."""
-        with suppress(StoreDetached):  # self.detached holds it; the secretary says it and saves what was accepted
+        with suppress(
+            StoreDetached
+        ):  # self.detached holds it; the secretary says it and saves what was accepted
             self.check_file()
 
     def _repair_wal(self, problem: str) -> bool:
@@ -90,8 +96,12 @@ class WatchedStore(SQLiteStore):
             self.conn.execute("BEGIN IMMEDIATE")  # makes the new log now, to watch it
             self.conn.execute("COMMIT")
         except DB_ERRORS as exc:
-            self.detached = f"{problem}, and the events in it could not be saved ({explain(exc, self.where)})"
+            self.detached = (
+                f"{problem}, and the events in it could not be saved ({explain(exc, self.where)})"
+            )
             return False
         self._wal_id = _ident(self.wal_path)
-        self.repaired.append(f"{problem}; its events were copied into {self.where} and a new log was started")
+        self.repaired.append(
+            f"{problem}; its events were copied into {self.where} and a new log was started"
+        )
         return True

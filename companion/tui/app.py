@@ -246,8 +246,12 @@ def run_demo(args: argparse.Namespace) -> int:
             print(f"companion demo: {exc}", file=sys.stderr)
             return 2
         holder: list[CompanionApp] = []
-        camera = SimulatedCamera(lambda: holder[0].session.game, seed, reader=reader,
-                                 unreadable_rate=0.0 if reader else 0.04)
+        camera = SimulatedCamera(
+            lambda: holder[0].session.game,
+            seed,
+            reader=reader,
+            unreadable_rate=0.0 if reader else 0.04,
+        )
         app = CompanionApp(
             secretary,
             camera=camera,

@@ -115,8 +115,13 @@ class SimulatedCamera:
             assert self.reader is not None
             table = self.table(len(cults))
             # The simulated table draws no dice in the center: a rolled die resting there is rolled.
-            self._watcher = TableWatcher(table, table.calibration, self.reader, self.name,
-                                         roll_kinds=(ZoneKind.ROLLING, ZoneKind.CENTER))
+            self._watcher = TableWatcher(
+                table,
+                table.calibration,
+                self.reader,
+                self.name,
+                roll_kinds=(ZoneKind.ROLLING, ZoneKind.CENTER),
+            )
             self._watcher.set_cults(cults)
         return self._watcher
 

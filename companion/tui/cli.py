@@ -12,16 +12,29 @@ def add_commands(subparsers: argparse._SubParsersAction[Any]) -> None:
     p = subparsers.add_parser("play", help="keep a live game: camera reads the rolls, or --manual")
     p.add_argument("--manual", action="store_true", help="no camera: the secretary keys every roll")
     p.add_argument("--cults", default="", help="cults in seating order, e.g. 'Anna Ben Cleo'")
-    p.add_argument("--record", metavar="FILE", help="also write the game record here after every event")
-    p.add_argument("--db", metavar="PATH", help="the games database (default: the user data folder)")
+    p.add_argument(
+        "--record", metavar="FILE", help="also write the game record here after every event"
+    )
+    p.add_argument(
+        "--db", metavar="PATH", help="the games database (default: the user data folder)"
+    )
     p.add_argument("--resume", action="store_true", help="go on with the last unfinished game")
-    p.add_argument("--calibration", metavar="FILE", help="the saved calibration (default: the installed one)")
+    p.add_argument(
+        "--calibration", metavar="FILE", help="the saved calibration (default: the installed one)"
+    )
     p.add_argument("--profile", metavar="DIR", help="the enrolment profile of this table's dice")
     p.add_argument("--event", default="", help="the Event tag of the record")
-    p.add_argument("--table", default="", help="the Table tag: which table (companion stats groups by it)")
-    p.add_argument("--dice", default="", help="the Dice tag: which set of dice (companion stats groups by it)")
-    p.add_argument("--voice", action="store_true",
-                   help="hear the spoken calls with a USB microphone (needs the voice extra)")
+    p.add_argument(
+        "--table", default="", help="the Table tag: which table (companion stats groups by it)"
+    )
+    p.add_argument(
+        "--dice", default="", help="the Dice tag: which set of dice (companion stats groups by it)"
+    )
+    p.add_argument(
+        "--voice",
+        action="store_true",
+        help="hear the spoken calls with a USB microphone (needs the voice extra)",
+    )
     p.add_argument("--mic", default=None, help="the microphone (sounddevice name or index)")
     p.set_defaults(func=run_play)
 
@@ -40,8 +53,11 @@ def run_play(args: argparse.Namespace) -> int:
         try:
             camera = open_table_watcher(args.calibration, args.profile)
         except Exception as exc:  # noqa: BLE001 - any camera fault ends here with a message
-            print(f"companion play: the camera cannot be used: {exc}\n"
-                  "Run `companion play --manual` to keep the game by keying the rolls in.", file=sys.stderr)
+            print(
+                f"companion play: the camera cannot be used: {exc}\n"
+                "Run `companion play --manual` to keep the game by keying the rolls in.",
+                file=sys.stderr,
+            )
             return 2
         status = camera.name
     db = Path(args.db) if args.db else db_path()
@@ -61,10 +77,20 @@ def run_play(args: argparse.Namespace) -> int:
         else:
             secretary.resume(info.id)
             resumed = True
-    tags = {k: v for k, v in (("Event", args.event), ("Table", args.table), ("Dice", args.dice)) if v}
-    app = CompanionApp(secretary, resumed=resumed, camera=camera, camera_status=status, cults=args.cults,
-                       record_path=Path(args.record) if args.record else None, tags=tags,
-                       ansi=_ansi_console(), notice=notice)
+    tags = {
+        k: v for k, v in (("Event", args.event), ("Table", args.table), ("Dice", args.dice)) if v
+    }
+    app = CompanionApp(
+        secretary,
+        resumed=resumed,
+        camera=camera,
+        camera_status=status,
+        cults=args.cults,
+        record_path=Path(args.record) if args.record else None,
+        tags=tags,
+        ansi=_ansi_console(),
+        notice=notice,
+    )
     if args.voice:
         app.listener = _open_listener(app, args.mic)
     try:

@@ -41,7 +41,9 @@ class TurnView:
 
 
 class DemoDriver:
-    def __init__(self, players: DemoPlayers, schedule: Schedule, post: Post, app: App[object]) -> None:
+    def __init__(
+        self, players: DemoPlayers, schedule: Schedule, post: Post, app: App[object]
+    ) -> None:
         self.players = players
         self.schedule = schedule
         self.post = post
@@ -50,8 +52,15 @@ class DemoDriver:
     def at(self, stage: Stage, turn: TurnView) -> None:
         """The turn has reached ``stage``: the step a person would take next, at the demo's pace."""
         if stage is Stage.ROLL and turn.truth is not None and not self._complete(turn):
-            self.schedule(partial(self._send, RollKeyed(self.keyed(turn),
-                                                       "the secretary keyed the dice the camera could not read")), 1.0)
+            self.schedule(
+                partial(
+                    self._send,
+                    RollKeyed(
+                        self.keyed(turn), "the secretary keyed the dice the camera could not read"
+                    ),
+                ),
+                1.0,
+            )
         elif stage is Stage.CALL:
             self.schedule(partial(self._announce, turn), 2.0 if turn.recall else 1.0)
         elif stage is Stage.DISPUTE:

@@ -64,7 +64,9 @@ def consequences(before: Game, cult: str, action: Action) -> str:
     if s.fhtagn:
         rest = before.pools[cult] - len(action.place) + len(action.take)
         if rest:
-            parts.append(f"invocation complete; {rest} pool {'die' if rest == 1 else 'dice'} to the center (E1)")
+            parts.append(
+                f"invocation complete; {rest} pool {'die' if rest == 1 else 'dice'} to the center (E1)"
+            )
         else:
             parts.append("invocation complete; no pool dice are left for the center (E1)")
         if s.iaa and s.cthulhu and before.stones_center > 0 and cult not in before.held:
@@ -79,7 +81,9 @@ def take_text(take: tuple[str, ...]) -> str:
     parts = []
     for where, n in Counter(take).items():
         dice = "a die" if n == 1 else f"{n} dice"
-        parts.append(f"{dice} from the center" if where == "center" else f"{dice} from {where}'s pool")
+        parts.append(
+            f"{dice} from the center" if where == "center" else f"{dice} from {where}'s pool"
+        )
     return "take " + " and ".join(parts)
 
 

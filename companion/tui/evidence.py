@@ -43,13 +43,23 @@ def annotate(seen: Seen, header: str = "") -> npt.NDArray[np.uint8]:
         cv2.rectangle(img, (x - half, y - half), (x + half, y + half), colour, thick)
         label = f"{d.face} {n}"
         org = (x - half, max(0, y - half - 6))
-        cv2.putText(img, label, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), thick + 2, cv2.LINE_AA)
+        cv2.putText(
+            img, label, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), thick + 2, cv2.LINE_AA
+        )
         cv2.putText(img, label, org, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thick, cv2.LINE_AA)
     if header:
         band = round(40 * scale)
         cv2.rectangle(img, (0, 0), (w, band), (0, 0, 0), -1)
-        cv2.putText(img, header, (10, round(band * 0.7)), cv2.FONT_HERSHEY_SIMPLEX, scale, WHITE, thick,
-                    cv2.LINE_AA)
+        cv2.putText(
+            img,
+            header,
+            (10, round(band * 0.7)),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            scale,
+            WHITE,
+            thick,
+            cv2.LINE_AA,
+        )
     return img
 
 

@@ -49,9 +49,18 @@ class Host(Protocol):
     def begin_phases(self) -> None: ...
 
 
-_MEMBERS = tuple(sorted({*Host.__annotations__,
-                        *(n for n, v in vars(Host).items()
-                          if not n.startswith("_") and (callable(v) or isinstance(v, property)))}))
+_MEMBERS = tuple(
+    sorted(
+        {
+            *Host.__annotations__,
+            *(
+                n
+                for n, v in vars(Host).items()
+                if not n.startswith("_") and (callable(v) or isinstance(v, property))
+            ),
+        }
+    )
+)
 
 
 def host_of(app: App[Any]) -> Host:
@@ -62,7 +71,9 @@ def host_of(app: App[Any]) -> Host:
     """
     missing = [m for m in _MEMBERS if not _has(app, m)]
     if missing:
-        raise TypeError(f"{type(app).__name__} is not the companion app: it has no {', '.join(missing)}")
+        raise TypeError(
+            f"{type(app).__name__} is not the companion app: it has no {', '.join(missing)}"
+        )
     return cast(Host, app)
 
 

@@ -24,7 +24,9 @@ class DemoPlayers:
     def choose(self, g: Game, cult: str, roll: tuple[str, ...]) -> Action:
         legal = g.legal_actions(roll, cult)
         if self._erred != (cult, roll) and self.rng.random() < self.mistake_rate:
-            wrong = [call for call in TABLE_K.values() if g.needs_fault(cult, roll, call) is not None]
+            wrong = [
+                call for call in TABLE_K.values() if g.needs_fault(cult, roll, call) is not None
+            ]
             if wrong:
                 self._erred = (cult, roll)
                 return plain_action(g, cult, roll, self.rng.choice(wrong))

@@ -21,7 +21,9 @@ class TableSession:
         self.notes: list[tuple[int, str]] = []  # (record lines before the note, the note)
 
     @classmethod
-    def new(cls, secretary: Secretary, options: Options, tags: dict[str, str] | None = None) -> TableSession:
+    def new(
+        cls, secretary: Secretary, options: Options, tags: dict[str, str] | None = None
+    ) -> TableSession:
         secretary.start_game(options, tags)
         return cls(secretary)
 
@@ -34,7 +36,9 @@ class TableSession:
         return self.sec.options
 
     # ------------------------------------------------------------ roll-off
-    def submit_start_roll(self, cult: str, faces: tuple[str, ...], seen: tuple[str, ...] | None = None) -> str | None:
+    def submit_start_roll(
+        self, cult: str, faces: tuple[str, ...], seen: tuple[str, ...] | None = None
+    ) -> str | None:
         """ST1/ST2 (raises RuleError); the start cult once the roll-off is decided."""
         return self.sec.submit_start_roll(cult, faces, _evidence(seen, faces))
 
@@ -49,8 +53,9 @@ class TableSession:
         return tuple(c for c in g.cults if c in ro.contenders and c not in ro.current)
 
     # ---------------------------------------------------------------- turns
-    def submit_turn(self, cult: str, roll: tuple[str, ...], action: Action,
-                    seen: tuple[str, ...] | None = None) -> TurnResult:
+    def submit_turn(
+        self, cult: str, roll: tuple[str, ...], action: Action, seen: tuple[str, ...] | None = None
+    ) -> TurnResult:
         return self.sec.submit_turn(cult, roll, action, _evidence(seen, roll))
 
     @property
@@ -94,7 +99,9 @@ class TableSession:
         return "\n".join(lines) + "\n"
 
 
-def _evidence(seen: tuple[str, ...] | None, keyed: tuple[str, ...] | None = None) -> Evidence | None:
+def _evidence(
+    seen: tuple[str, ...] | None, keyed: tuple[str, ...] | None = None
+) -> Evidence | None:
     """The camera's reading kept with the event, so a dispute can be looked at later.
 
     Dice the secretary changed on the map (a misread, a ``?``) are listed
@@ -102,8 +109,21 @@ def _evidence(seen: tuple[str, ...] | None, keyed: tuple[str, ...] | None = None
     """
     if seen is None:
         return None
-    fixed = [{"die": i + 1, "read": r, "keyed": k}
-             for i, (r, k) in enumerate(zip(seen, keyed or seen, strict=False)) if r != k]
+    fixed = [
+        {"die": i + 1, "read": r, "keyed": k}
+        for i, (r, k) in enumerate(zip(seen, keyed or seen, strict=False))
+        if r != k
+    ]
     if keyed is not None and len(keyed) != len(seen):
-        return Evidence(dice={"read": list(seen), "keyed": list(keyed), "note": "the camera saw another number of dice"})
-    return Evidence(dice={"read": list(seen), "corrected": fixed}) if fixed else Evidence(dice=list(seen))
+        return Evidence(
+            dice={
+                "read": list(seen),
+                "keyed": list(keyed),
+                "note": "the camera saw another number of dice",
+            }
+        )
+    return (
+        Evidence(dice={"read": list(seen), "corrected": fixed})
+        if fixed
+        else Evidence(dice=list(seen))
+    )

@@ -127,7 +127,9 @@ class _Grid:
                 self.styles[r][c] = style
         return r0, c0, r1, c1
 
-    def write(self, row: int, col: int, text: str, style: str | None = None, limit: int | None = None) -> None:
+    def write(
+        self, row: int, col: int, text: str, style: str | None = None, limit: int | None = None
+    ) -> None:
         end = min(self.width, limit if limit is not None else self.width)
         for i, ch in enumerate(text):
             if col + i >= end:
@@ -139,8 +141,16 @@ class _Grid:
     def place(self, row: int, col: int, taken: set[tuple[int, int]]) -> tuple[int, int]:
         """The nearest free cell to (row, col), so that no die hides another."""
         for dist in range(0, self.width + self.height):
-            for dr, dc in ((0, dist), (0, -dist), (dist, 0), (-dist, 0), (dist, dist), (-dist, -dist),
-                           (dist, -dist), (-dist, dist)):
+            for dr, dc in (
+                (0, dist),
+                (0, -dist),
+                (dist, 0),
+                (-dist, 0),
+                (dist, dist),
+                (-dist, -dist),
+                (dist, -dist),
+                (-dist, dist),
+            ):
                 r, c = row + dr, col + dc
                 if 0 <= r < self.height and 0 <= c < self.width and (r, c) not in taken:
                     return r, c
@@ -166,7 +176,10 @@ def map_text(view: MapView, width: int, height: int) -> tuple[Text, dict[int, tu
     w_mm, h_mm = mat_size(view.paper)
     k = min(width / w_mm, CELL_ASPECT * height / h_mm)  # cells per millimetre across
     # A short map (80×24) may stretch across the width: wider zones keep their names readable.
-    cols, rows = max(8, min(width, round(w_mm * k * STRETCH))), max(3, min(height, round(h_mm * k / CELL_ASPECT)))
+    cols, rows = (
+        max(8, min(width, round(w_mm * k * STRETCH))),
+        max(3, min(height, round(h_mm * k / CELL_ASPECT))),
+    )
     left, top = (width - cols) // 2, (height - rows) // 2
     grid = _Grid(cols, rows, (w_mm, h_mm))
     labels: list[tuple[int, int, int, str, str]] = []
@@ -175,7 +188,8 @@ def map_text(view: MapView, width: int, height: int) -> tuple[Text, dict[int, tu
         for z in (z for z in zones if z.kind is kind):
             cult = view.cults[z.seat - 1] if z.seat else ""
             style = {ZoneKind.ROLLING: STYLE_ROLLING, ZoneKind.CENTER: STYLE_CENTER}.get(
-                kind, STYLE_TO_MOVE if cult and cult == view.to_move else STYLE_LAYOUT)
+                kind, STYLE_TO_MOVE if cult and cult == view.to_move else STYLE_LAYOUT
+            )
             r0, c0, r1, c1 = grid.fill(z.rect, style)
             if kind is not ZoneKind.ROLLING:  # the rolling area is all the mat that is not coloured
                 label = f"[center {view.center}]" if kind is ZoneKind.CENTER else f"[{cult}]"
@@ -209,7 +223,9 @@ def map_text(view: MapView, width: int, height: int) -> tuple[Text, dict[int, tu
         places = _spread(band, len(view.roll))
     cells: dict[int, tuple[int, int]] = {}
     for i, ((x, y), face) in enumerate(zip(places, view.roll, strict=True)):
-        style = STYLE_PICKED if i == view.picked else STYLE_UNKNOWN if face == UNKNOWN else STYLE_DIE
+        style = (
+            STYLE_PICKED if i == view.picked else STYLE_UNKNOWN if face == UNKNOWN else STYLE_DIE
+        )
         cells[i] = draw(x, y, face, style)
     return grid.text(left, top), {i: (r + top, c + left) for i, (r, c) in cells.items()}
 
@@ -250,7 +266,9 @@ class TableMap(Widget):
         if not self.cells or at is None:
             return
         row, col = at.y, at.x
-        index, (r, c) = min(self.cells.items(), key=lambda kv: abs(kv[1][0] - row) * 2 + abs(kv[1][1] - col))
+        index, (r, c) = min(
+            self.cells.items(), key=lambda kv: abs(kv[1][0] - row) * 2 + abs(kv[1][1] - col)
+        )
         if abs(r - row) <= 1 and abs(c - col) <= 2:
             self.post_message(DiePicked(index))
 

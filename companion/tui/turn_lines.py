@@ -52,14 +52,25 @@ class RollLine(Static):
     def show(self, stage: Stage, cult: str, entry: RollEntry, picked: int | None) -> None:
         label = "last roll" if stage in (Stage.DONE, Stage.SCORING) else "roll"
         size = entry.size
-        roll = Text.assemble((label, "bold"), f" {cult} ({size} {'die' if size == 1 else 'dice'}): ")
+        roll = Text.assemble(
+            (label, "bold"), f" {cult} ({size} {'die' if size == 1 else 'dice'}): "
+        )
         for i, face in enumerate(entry.text().split(" ")):  # the die picked on the map stands out
             hit = stage is Stage.ROLL and i == picked
-            roll.append(face, "bold black on bright_yellow" if hit else "bold red" if face == UNKNOWN else "bold cyan")
+            roll.append(
+                face,
+                "bold black on bright_yellow"
+                if hit
+                else "bold red"
+                if face == UNKNOWN
+                else "bold cyan",
+            )
             roll.append(" " if i + 1 < max(size, 1) else "")
         if stage is Stage.ROLL:
-            roll.append(" · i 1 2 3 e, enter, left/right pick" if size > 1 else
-                        " · keys i 1 2 3 e, enter", style="dim")
+            roll.append(
+                " · i 1 2 3 e, enter, left/right pick" if size > 1 else " · keys i 1 2 3 e, enter",
+                style="dim",
+            )
         self.update(roll)
 
 
@@ -69,7 +80,9 @@ class CallLine(Static):
         if stage is Stage.GIVE_UP:
             call.append(" · give up: key the face", style="dim")
         elif stage is Stage.CALL:
-            call.append(" · keys i c f p, enter · l legal · g give up · esc edit the roll", style="dim")
+            call.append(
+                " · keys i c f p, enter · l legal · g give up · esc edit the roll", style="dim"
+            )
         elif stage is Stage.FORFEIT:
             call.append(" · forfeit: key the face of the die to give up", style="dim")
         self.update(call)
@@ -79,21 +92,38 @@ class VerdictLine(Static):
     """The last verdict, which stays until the next one."""
 
     def illegal(self, cult: str, verdict: Verdict, action: Action) -> None:
-        self.update(Text.assemble(
-            f"{cult}: ", ("ILLEGAL", "bold red"), " ", (f"{verdict.rule}", "bold"), f" · {action_text(action)}\n",
-            f"{rule_sentence(verdict)}.\n",
-            ("legal: ", "bold"), legal_calls_text(verdict.legal),
-        ))
+        self.update(
+            Text.assemble(
+                f"{cult}: ",
+                ("ILLEGAL", "bold red"),
+                " ",
+                (f"{verdict.rule}", "bold"),
+                f" · {action_text(action)}\n",
+                f"{rule_sentence(verdict)}.\n",
+                ("legal: ", "bold"),
+                legal_calls_text(verdict.legal),
+            )
+        )
 
     def legal(self, cult: str, action: Action, before: Game) -> None:
         """``before`` is the state the action was judged in: its consequences are worked out there."""
-        self.update(Text.assemble(
-            f"{cult}: ", ("LEGAL", "bold green"), " ", (action_text(action), "bold"), "\n",
-            consequences(before, cult, action),
-        ))
+        self.update(
+            Text.assemble(
+                f"{cult}: ",
+                ("LEGAL", "bold green"),
+                " ",
+                (action_text(action), "bold"),
+                "\n",
+                consequences(before, cult, action),
+            )
+        )
 
     def forfeited(self, cult: str, face: str) -> None:
-        self.update(Text.assemble(f"{cult}: ", ("FORFEIT", "bold yellow"), f" gives up {face} to the center (V2)"))
+        self.update(
+            Text.assemble(
+                f"{cult}: ", ("FORFEIT", "bold yellow"), f" gives up {face} to the center (V2)"
+            )
+        )
 
 
 class StatusLine(Static):

@@ -39,8 +39,11 @@ def board_table(g: Game) -> Table:
     for cult in g.cults:
         lay = g.layouts[cult]
         value = tentacles_in(lay) * lay.count("I") * (2 if cult in g.held else 1)
-        stones = " ".join(s for s in ("start" if cult == g.start_cult else "",
-                                       "x2" if cult in g.held else "") if s)
+        stones = " ".join(
+            s
+            for s in ("start" if cult == g.start_cult else "", "x2" if cult in g.held else "")
+            if s
+        )
         state = invocation_state(g, cult)
         style = {"complete": "green", "ended": "dim", "open": ""}[state]
         mark = Text(">", style="bold yellow") if cult == g.to_move and not g.finished else Text(" ")
@@ -60,9 +63,12 @@ def board_table(g: Game) -> Table:
 def center_line(g: Game) -> Text:
     held = ", ".join(c for c in g.cults if c in g.held) or "none"
     return Text.assemble(
-        ("center", "bold"), f" {g.center} {'die' if g.center == 1 else 'dice'} · ",
-        ("doubler stones", "bold"), f" {g.stones_center} in center, held: {held} · ",
-        ("target", "bold"), f" ±{g.options.target}",
+        ("center", "bold"),
+        f" {g.center} {'die' if g.center == 1 else 'dice'} · ",
+        ("doubler stones", "bold"),
+        f" {g.stones_center} in center, held: {held} · ",
+        ("target", "bold"),
+        f" ±{g.options.target}",
     )
 
 

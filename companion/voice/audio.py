@@ -37,9 +37,13 @@ def read_wav(path: str | Path) -> Samples:
     except IsADirectoryError:
         raise AudioError(f"{path} is a folder, not a WAV file") from None
     except (wave.Error, EOFError, OSError, struct.error) as exc:
-        raise AudioError(f"{path} is not a readable PCM WAV file ({str(exc) or 'it is cut short'})") from None
+        raise AudioError(
+            f"{path} is not a readable PCM WAV file ({str(exc) or 'it is cut short'})"
+        ) from None
     frame = width * channels
-    raw = raw[: len(raw) - len(raw) % frame]  # a file cut inside its last frame: that frame is dropped
+    raw = raw[
+        : len(raw) - len(raw) % frame
+    ]  # a file cut inside its last frame: that frame is dropped
     data = _to_float(raw, width).reshape(-1, channels).mean(axis=1)
     return to_int16(resample(data, rate, RATE))
 
@@ -51,10 +55,14 @@ def check_header(path: str | Path, channels: int, width: int, rate: int, frames:
     if not 1 <= channels <= MAX_CHANNELS:
         raise AudioError(f"{path} has {channels} channels; 1 to {MAX_CHANNELS} are read")
     if not MIN_RATE <= rate <= MAX_RATE:
-        raise AudioError(f"{path} has a sample rate of {rate} Hz; {MIN_RATE} to {MAX_RATE} Hz are read")
+        raise AudioError(
+            f"{path} has a sample rate of {rate} Hz; {MIN_RATE} to {MAX_RATE} Hz are read"
+        )
     if frames > MAX_SECONDS * rate:
-        raise AudioError(f"{path} lasts {frames / rate:.0f} s; a spoken call is read from at most "
-                         f"{MAX_SECONDS:.0f} s of sound")
+        raise AudioError(
+            f"{path} lasts {frames / rate:.0f} s; a spoken call is read from at most "
+            f"{MAX_SECONDS:.0f} s of sound"
+        )
 
 
 def _to_float(raw: bytes, width: int) -> npt.NDArray[np.float64]:

@@ -12,24 +12,47 @@ from companion.rules import FaceError
 
 def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``voice`` and its ``hear`` sub-command."""
-    v = subparsers.add_parser("voice", help="hear spoken calls (needs the voice extra)",
-                              description="Spoken-call recognition (docs/voice.md).")
+    v = subparsers.add_parser(
+        "voice",
+        help="hear spoken calls (needs the voice extra)",
+        description="Spoken-call recognition (docs/voice.md).",
+    )
     vsub = v.add_subparsers(dest="voice_command", metavar="COMMAND")
     h = vsub.add_parser(
-        "hear", help="recognise the call spoken in WAV files",
+        "hear",
+        help="recognise the call spoken in WAV files",
         description="Print one JSON line per file: the call heard (null when nothing was heard "
-                    "clearly), its confidence in 0..1 and the decoding time.",
+        "clearly), its confidence in 0..1 and the decoding time.",
     )
-    h.add_argument("files", nargs="+", metavar="FILE.wav",
-                   help="mono or stereo PCM WAV files, 8-192 kHz, at most 30 s each")
-    h.add_argument("--roll", metavar="FACES", default=None,
-                   help="the roll (e.g. I23E): only calls whose needs it meets are listened for")
-    h.add_argument("--layout", metavar="FACES", default=None,
-                   help="the cult's layout before the roll ('' for empty)")
-    h.add_argument("--threshold", type=float, default=None,
-                   help="confidence below which the call is null (default 0.5)")
-    h.add_argument("--json", action="store_true",
-                   help="JSON lines (the default output; accepted for symmetry with other commands)")
+    h.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE.wav",
+        help="mono or stereo PCM WAV files, 8-192 kHz, at most 30 s each",
+    )
+    h.add_argument(
+        "--roll",
+        metavar="FACES",
+        default=None,
+        help="the roll (e.g. I23E): only calls whose needs it meets are listened for",
+    )
+    h.add_argument(
+        "--layout",
+        metavar="FACES",
+        default=None,
+        help="the cult's layout before the roll ('' for empty)",
+    )
+    h.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="confidence below which the call is null (default 0.5)",
+    )
+    h.add_argument(
+        "--json",
+        action="store_true",
+        help="JSON lines (the default output; accepted for symmetry with other commands)",
+    )
     h.set_defaults(func=cmd_hear)
 
     def usage(_args: argparse.Namespace) -> int:
@@ -76,7 +99,11 @@ def cmd_hear(args: argparse.Namespace) -> int:
                 except VoiceUnavailable as exc:
                     return _fail(f"{exc}.")
             heard = rec.hear(audio, calls)
-            line = {"file": name, "call": heard.text, "confidence": heard.confidence,
-                    "ms": round(heard.ms, 1)}
+            line = {
+                "file": name,
+                "call": heard.text,
+                "confidence": heard.confidence,
+                "ms": round(heard.ms, 1),
+            }
         print(json.dumps(line, ensure_ascii=False), flush=True)
     return status

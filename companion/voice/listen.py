@@ -52,8 +52,14 @@ class Utterances:
     the whole call a moment later, and the newer result replaces the older.
     """
 
-    def __init__(self, rate: int = RATE, window: float = WINDOW, ratio: float = RATIO,
-                 join: float = JOIN, vad_mode: int = VAD_MODE) -> None:
+    def __init__(
+        self,
+        rate: int = RATE,
+        window: float = WINDOW,
+        ratio: float = RATIO,
+        join: float = JOIN,
+        vad_mode: int = VAD_MODE,
+    ) -> None:
         ps = pocketsphinx_module()
         self._ep = ps.Endpointer(window=window, ratio=ratio, vad_mode=vad_mode, sample_rate=rate)
         self.rate = rate
@@ -87,8 +93,11 @@ class Utterances:
         start, end = float(self._ep.speech_start), float(self._ep.speech_end)
         out = b"".join(self._parts)
         self._parts = []
-        self.joined = (bool(self._previous) and start - self.speech_end <= self.join
-                       and len(self._previous) + len(out) <= MAX_SECONDS * self.rate * 2)
+        self.joined = (
+            bool(self._previous)
+            and start - self.speech_end <= self.join
+            and len(self._previous) + len(out) <= MAX_SECONDS * self.rate * 2
+        )
         if self.joined:
             out = self._previous + out
         self._previous, self.speech_end = out, end
@@ -103,8 +112,14 @@ class Listener:
     leave it to voice activity (``vad=True``); ``end_turn()``; ``stop()``.
     """
 
-    def __init__(self, on_heard: Callable[[Heard], None], device: int | str | None = None, *,
-                 vad: bool = True, threshold: float = DEFAULT_THRESHOLD) -> None:
+    def __init__(
+        self,
+        on_heard: Callable[[Heard], None],
+        device: int | str | None = None,
+        *,
+        vad: bool = True,
+        threshold: float = DEFAULT_THRESHOLD,
+    ) -> None:
         self.on_heard = on_heard
         self.device = device
         self.vad = vad
@@ -145,16 +160,23 @@ class Listener:
         try:
             import sounddevice as sd  # type: ignore[import-untyped,unused-ignore]
         except (ImportError, OSError) as exc:  # OSError: PortAudio itself is missing
-            raise VoiceUnavailable(f"no microphone support: {exc} (install the voice extra "
-                                   "and libportaudio2)") from None
+            raise VoiceUnavailable(
+                f"no microphone support: {exc} (install the voice extra and libportaudio2)"
+            ) from None
         try:
             try:
-                sd.check_input_settings(device=self.device, channels=1, dtype="int16",
-                                        samplerate=RATE)
+                sd.check_input_settings(
+                    device=self.device, channels=1, dtype="int16", samplerate=RATE
+                )
             except Exception:  # noqa: BLE001 - 16 kHz refused: use the device's own rate
                 self.rate = int(sd.query_devices(self.device, "input")["default_samplerate"])
-            self._stream = sd.RawInputStream(samplerate=self.rate, channels=1, dtype="int16",
-                                             device=self.device, callback=self._on_audio)
+            self._stream = sd.RawInputStream(
+                samplerate=self.rate,
+                channels=1,
+                dtype="int16",
+                device=self.device,
+                callback=self._on_audio,
+            )
         except Exception as exc:  # noqa: BLE001 - PortAudio errors carry their own text
             raise VoiceUnavailable(f"the microphone could not be opened: {exc}") from None
 
@@ -202,7 +224,7 @@ class Listener:
             assert cuts is not None
             pending += item
             while len(pending) >= cuts.frame_bytes:
-                frame, pending = pending[:cuts.frame_bytes], pending[cuts.frame_bytes:]
+                frame, pending = pending[: cuts.frame_bytes], pending[cuts.frame_bytes :]
                 utterance = cuts.push(frame)
                 if utterance is not None:
                     self._recognise(utterance)

@@ -44,8 +44,16 @@ from .heard import HIGH_CONFIDENCE, Heard
 from .lexicon import dictionary_text, grammar_jsgf, is_garbage, parse_tokens, phone_count
 
 #: What ``Features.vector()`` holds, in order (the cache key of bench_voice's fit).
-FEATURE_NAMES = ("margin", "word_gap/10", "silence_gap/10", "unexplained", "phones/10",
-                 "rival_garbage", "legal_margin", "no_legal_rival")
+FEATURE_NAMES = (
+    "margin",
+    "word_gap/10",
+    "silence_gap/10",
+    "unexplained",
+    "phones/10",
+    "rival_garbage",
+    "legal_margin",
+    "no_legal_rival",
+)
 #: Calls heard with a lower confidence are reported as null.
 DEFAULT_THRESHOLD = 0.5
 #: Logistic regression from ``Features.vector()`` (FEATURE_NAMES) to the
@@ -117,9 +125,16 @@ class Features:
 
     def vector(self) -> tuple[float, ...]:
         legal = CLIP if self.legal_margin is None else _clip(self.legal_margin)
-        return (_clip(self.margin), _clip(self.word_gap / 10), _clip(self.silence_gap / 10),
-                self.unexplained, self.phones / 10, float(self.rival_garbage),
-                legal, float(self.legal_margin is None))
+        return (
+            _clip(self.margin),
+            _clip(self.word_gap / 10),
+            _clip(self.silence_gap / 10),
+            self.unexplained,
+            self.phones / 10,
+            float(self.rival_garbage),
+            legal,
+            float(self.legal_margin is None),
+        )
 
 
 def _clip(x: float) -> float:
@@ -170,8 +185,14 @@ class Recognizer:
         finally:
             os.unlink(dict_path)
         # Narrower beams than the default: the phone loop is only a yardstick.
-        self._phones = ps.Decoder(hmm=hmm, allphone=ps.get_model_path("en-us/en-us-phone.lm.bin"),
-                                  lm=None, beam=1e-20, pbeam=1e-20, **_COMMON)
+        self._phones = ps.Decoder(
+            hmm=hmm,
+            allphone=ps.get_model_path("en-us/en-us-phone.lm.bin"),
+            lm=None,
+            beam=1e-20,
+            pbeam=1e-20,
+            **_COMMON,
+        )
         self._log = self._calls.get_logmath()
         self._searches: set[str] = set()
         self._rng_seed = 8
@@ -225,7 +246,8 @@ class Recognizer:
         quiet = [w for w in words if _is_filler(w[0]) and w[2] - w[1] + 1 >= MIN_SILENCE]
         margin = CLIP if not rivals else (_total(words) - _total(rivals)) / frames
         return Features(
-            best, margin,
+            best,
+            margin,
             max(_gap(w, phones) for w in spoken),
             max((_gap(w, phones) for w in quiet), default=0.0),
             self._unexplained(raw, spoken),
@@ -255,13 +277,19 @@ class Recognizer:
             return 0.0
         covered = np.zeros(n, dtype=bool)
         for _, first, last, _ in spoken:
-            covered[max(0, first - 2): last + 3] = True
+            covered[max(0, first - 2) : last + 3] = True
         return float(1.0 - covered[loud].mean())
 
     def _with_floor(self, samples: Samples) -> bytes:
         x = samples.astype(np.float64)
         n = x.size // FRAME
-        loud = float(np.sqrt(np.percentile(np.mean(x[: n * FRAME].reshape(n, FRAME) ** 2, axis=1), 90))) if n else 0.0
+        loud = (
+            float(
+                np.sqrt(np.percentile(np.mean(x[: n * FRAME].reshape(n, FRAME) ** 2, axis=1), 90))
+            )
+            if n
+            else 0.0
+        )
         hiss = max(1.0, loud * 10 ** (-NOISE_FLOOR_DB / 20))
         rng = np.random.default_rng(self._rng_seed)  # the same hiss every time: results repeat
         noisy = x + rng.normal(0.0, hiss, samples.size)
@@ -280,8 +308,11 @@ def _decode(decoder: Any, raw: bytes, log: Any) -> list[Segment]:
         return []
     # The Python binding hands scores back as probabilities; log() restores
     # the decoder's integer log scores, which are what can be compared.
-    return [(s.word, s.start_frame, s.end_frame, log.log(s.ascore))
-            for s in decoder.seg() if 0 <= s.start_frame <= s.end_frame]
+    return [
+        (s.word, s.start_frame, s.end_frame, log.log(s.ascore))
+        for s in decoder.seg()
+        if 0 <= s.start_frame <= s.end_frame
+    ]
 
 
 def _total(segments: list[Segment]) -> float:

@@ -23,7 +23,11 @@ KEYS: list[tuple[str, str, str]] = [
     ("roll", "left / right", "pick a die of the roll on the table map, then key its motif"),
     ("roll", "esc", "drop the pick"),
     ("roll", "enter", "the roll is complete"),
-    ("call", "esc", "back to the roll, to fix a die before the call (backspace too, before any word)"),
+    (
+        "call",
+        "esc",
+        "back to the roll, to fix a die before the call (backspace too, before any word)",
+    ),
     ("call", "i c f p", "the words IÄÄ! Cthulhu! Fhtagn! Ph'nglui!, in the order spoken"),
     ("call", "backspace", "remove the last word"),
     ("call", "enter", "judge the call (then choose the dice if there is a choice)"),
@@ -32,7 +36,11 @@ KEYS: list[tuple[str, str, str]] = [
     ("call", "v", "push-to-talk on/off when play runs with --voice"),
     ("call", "1 / 2", "take the first or second guess of a spoken call that was not heard surely"),
     ("forfeit", "i 1 2 3 e", "the die the cult gives up after an illegal call (V2 forfeit rule)"),
-    ("choice", "up / down, enter", "pick a way to carry out the call, or a legal call; esc goes back"),
+    (
+        "choice",
+        "up / down, enter",
+        "pick a way to carry out the call, or a legal call; esc goes back",
+    ),
     ("phase", "x", "correct the last turn (a new event in the history)"),
     ("phase", "h / f2", "history: the game record so far"),
     ("phase", "m", "show or hide the table map"),
@@ -40,7 +48,11 @@ KEYS: list[tuple[str, str, str]] = [
     ("phase", "? / f1", "this help"),
     ("phase", "ctrl+q", "quit (the record is kept)"),
     ("scoring", "enter / esc", "go on to the next phase"),
-    ("dispute", "a r x e", "rules stand / read again / correct the turn / export the frame as a JPEG"),
+    (
+        "dispute",
+        "a r x e",
+        "rules stand / read again / correct the turn / export the frame as a JPEG",
+    ),
     ("end", "h", "the whole record; ctrl+q quits"),
     ("demo", "space", "pause or go on"),
     ("demo", "s", "one step while paused"),
@@ -49,8 +61,11 @@ KEYS: list[tuple[str, str, str]] = [
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape", "close", "close"), Binding("question_mark", "close", show=False),
-                Binding("q", "close", show=False)]
+    BINDINGS = [
+        Binding("escape", "close", "close"),
+        Binding("question_mark", "close", show=False),
+        Binding("q", "close", show=False),
+    ]
 
     def compose(self) -> ComposeResult:
         t = Table(box=None, expand=True, header_style="bold")
@@ -72,8 +87,11 @@ class HelpScreen(ModalScreen[None]):
 class HistoryScreen(ModalScreen[None]):
     """The record so far, in NOTATION.md form, newest line at the bottom."""
 
-    BINDINGS = [Binding("escape", "close", "close"), Binding("h", "close", show=False),
-                Binding("q", "close", show=False)]
+    BINDINGS = [
+        Binding("escape", "close", "close"),
+        Binding("h", "close", show=False),
+        Binding("q", "close", show=False),
+    ]
 
     def __init__(self, record: str) -> None:
         super().__init__()
@@ -98,7 +116,9 @@ class EndScreen(Screen[None]):
 
     BINDINGS = [Binding("h", "history", "history"), Binding("ctrl+q", "app.quit", "quit")]
 
-    def __init__(self, game: Game, record_path: str | None, dice: list[FaceStats] | None = None) -> None:
+    def __init__(
+        self, game: Game, record_path: str | None, dice: list[FaceStats] | None = None
+    ) -> None:
         super().__init__()
         self.game = game
         self.record_path = record_path
@@ -114,14 +134,19 @@ class EndScreen(Screen[None]):
             t.add_row(c, f"{g.totals[c]:+d}", "wins" if c in g.winners else "loses")
         with Vertical(classes="panel end"):
             yield Static("The game has ended", classes="dialog-title")
-            yield Static(f"winners: {', '.join(g.winners)}\nlosers:  {', '.join(g.losers) or 'none'}",
-                         id="winners")
+            yield Static(
+                f"winners: {', '.join(g.winners)}\nlosers:  {', '.join(g.losers) or 'none'}",
+                id="winners",
+            )
             yield Static(end_sentence(g) + f" after {len(g.results)} phases.")
             yield Static(t)
             if self.dice:
                 yield Static(compact_table(self.dice), id="dice")
-                yield Static(f"the dice: {self.dice[0].verdict} (a fair die shows IÄÄ! on 2 faces of 6, "
-                             "every other motif on 1; chi-square test)", classes="hint")
+                yield Static(
+                    f"the dice: {self.dice[0].verdict} (a fair die shows IÄÄ! on 2 faces of 6, "
+                    "every other motif on 1; chi-square test)",
+                    classes="hint",
+                )
             if self.record_path:
                 yield Static(f"record saved to {self.record_path}", classes="hint")
         yield Footer()

@@ -40,9 +40,15 @@ class ChoiceScreen(ModalScreen[Action | None]):
             yield Static(self.title_text, classes="dialog-title")
             if self.typed:
                 yield Static(self._typed_text(), id="typed")
-            yield OptionList(*[Option(action_text(a), id=str(i)) for i, a in enumerate(self.actions)])
-            yield Static("type the dice placed, or up/down choose · enter take it · esc back" if self.typed
-                         else "up/down choose · enter take it · esc back", classes="hint")
+            yield OptionList(
+                *[Option(action_text(a), id=str(i)) for i, a in enumerate(self.actions)]
+            )
+            yield Static(
+                "type the dice placed, or up/down choose · enter take it · esc back"
+                if self.typed
+                else "up/down choose · enter take it · esc back",
+                classes="hint",
+            )
 
     def _typed_text(self) -> Text:
         if not self.keyed:
@@ -84,8 +90,15 @@ class ChoiceScreen(ModalScreen[Action | None]):
 
 def largest_first(ways: list[CallAction]) -> list[CallAction]:
     """Ways to carry out a call, the most dice placed first, then the most tentacles."""
-    return sorted(ways, key=lambda a: (-len(a.place), -tentacles_in(a.place),
-                                       "".join(sorted(a.place, key="I123E".index)), a.take))
+    return sorted(
+        ways,
+        key=lambda a: (
+            -len(a.place),
+            -tentacles_in(a.place),
+            "".join(sorted(a.place, key="I123E".index)),
+            a.take,
+        ),
+    )
 
 
 def scoring_table(result: PhaseResult, totals: dict[str, int]) -> Table:
@@ -95,16 +108,23 @@ def scoring_table(result: PhaseResult, totals: dict[str, int]) -> Table:
     t.add_column("tentacles × IÄÄ! × doubler", no_wrap=True)
     t.add_column("total", justify="right")
     for cult, state, working, total in result_rows(result, totals):
-        t.add_row(cult, Text(state, style="green" if state == "complete" else "red"), working, total)
+        t.add_row(
+            cult, Text(state, style="green" if state == "complete" else "red"), working, total
+        )
     return t
 
 
 class ScoringScreen(ModalScreen[None]):
     """SC1–SC3: every cult's value with its working, then the totals."""
 
-    BINDINGS = [Binding("enter", "close", "continue"), Binding("escape", "close", "continue", show=False)]
+    BINDINGS = [
+        Binding("enter", "close", "continue"),
+        Binding("escape", "close", "continue", show=False),
+    ]
 
-    def __init__(self, result: PhaseResult, totals: dict[str, int], game_over: bool = False) -> None:
+    def __init__(
+        self, result: PhaseResult, totals: dict[str, int], game_over: bool = False
+    ) -> None:
         super().__init__()
         self.result = result
         self.totals = dict(totals)
@@ -112,12 +132,19 @@ class ScoringScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(f"Scoring of phase {self.result.number} (start cult {self.result.start})",
-                         classes="dialog-title")
+            yield Static(
+                f"Scoring of phase {self.result.number} (start cult {self.result.start})",
+                classes="dialog-title",
+            )
             yield Static(scoring_table(self.result, self.totals))
-            yield Static("complete adds, not complete subtracts (SC3); "
-                         "a doubler stone doubles (SC2)", classes="hint")
-            yield Static("enter: the end of the game" if self.game_over else "enter: next phase", classes="hint")
+            yield Static(
+                "complete adds, not complete subtracts (SC3); a doubler stone doubles (SC2)",
+                classes="hint",
+            )
+            yield Static(
+                "enter: the end of the game" if self.game_over else "enter: next phase",
+                classes="hint",
+            )
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -137,8 +164,9 @@ class DisputeScreen(ModalScreen[str]):
         Binding("e", "evidence", "frame as JPEG"),
     ]
 
-    def __init__(self, cult: str, expected: tuple[str, ...], seen: tuple[str, ...],
-                 look: Seen | None = None) -> None:
+    def __init__(
+        self, cult: str, expected: tuple[str, ...], seen: tuple[str, ...], look: Seen | None = None
+    ) -> None:
         super().__init__()
         self.cult, self.expected, self.seen = cult, expected, seen
         self.look = look
@@ -148,12 +176,17 @@ class DisputeScreen(ModalScreen[str]):
         saw = " ".join(self.seen) or "nothing"
         with Vertical(classes="dialog dispute"):
             yield Static(f"Dispute: {self.cult}'s layout", classes="dialog-title")
-            yield Static(f"the rules say it holds:  {exp}\nthe camera sees:         {saw}\n"
-                         f"{difference_text(self.expected, self.seen)}")
-            yield Static("a  the rules stand: put the dice right on the table\n"
-                         "r  read the table again\n"
-                         "x  the call was keyed wrong: correct the last turn\n"
-                         "e  write the camera's frame, annotated, as a JPEG", classes="hint")
+            yield Static(
+                f"the rules say it holds:  {exp}\nthe camera sees:         {saw}\n"
+                f"{difference_text(self.expected, self.seen)}"
+            )
+            yield Static(
+                "a  the rules stand: put the dice right on the table\n"
+                "r  read the table again\n"
+                "x  the call was keyed wrong: correct the last turn\n"
+                "e  write the camera's frame, annotated, as a JPEG",
+                classes="hint",
+            )
             yield Static("", id="evidence", classes="hint")
 
     def action_settle(self, how: str) -> None:

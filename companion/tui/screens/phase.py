@@ -76,7 +76,9 @@ class PhaseScreen(TableScreen):
         self._driver: DemoDriver | None = None
         self.status = ""
         self._pending: TurnResult | None = None  # a legal turn waiting for the layout check
-        self.seen: tuple[str, ...] | None = None  # the camera's reading of this roll, kept as evidence
+        self.seen: tuple[str, ...] | None = (
+            None  # the camera's reading of this roll, kept as evidence
+        )
         self.talking = False  # push-to-talk held open with the v key
         self.look: Seen | None = None  # the camera's last look at the table, for the map
         self.roll_look: Seen | None = None  # the look that read this roll (places of its dice)
@@ -109,8 +111,17 @@ class PhaseScreen(TableScreen):
     def watch_stage(self, stage: Stage) -> None:
         if self._driver is not None:
             truth = self.roll_look.truth if self.roll_look else None
-            self._driver.at(stage, TurnView(self._judging_game(), self.cult, tuple(self.entry.faces),
-                                            self.entry.size, truth, self.recall))
+            self._driver.at(
+                stage,
+                TurnView(
+                    self._judging_game(),
+                    self.cult,
+                    tuple(self.entry.faces),
+                    self.entry.size,
+                    truth,
+                    self.recall,
+                ),
+            )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("legal", "correct"):  # in the demo the simulated cults call
@@ -122,9 +133,13 @@ class PhaseScreen(TableScreen):
     # ------------------------------------------------------------ drawing
     def refresh_view(self) -> None:
         g, host = self.game, self.host
-        demo = None if host.demo is None else "PAUSED" if host.paused else "fast" if host.fast else ""
+        demo = (
+            None if host.demo is None else "PAUSED" if host.paused else "fast" if host.fast else ""
+        )
         # after a verdict the title names the next cult
-        self.query_one(TitleLine).show(g, self.cult if self.correcting else g.to_move, self.correcting, demo)
+        self.query_one(TitleLine).show(
+            g, self.cult if self.correcting else g.to_move, self.correcting, demo
+        )
         self.query_one(Board).show(g)
         self.query_one("#center", Static).update(center_line(g))
         self.query_one(RollLine).show(self.stage, self.cult, self.entry, self.picked)
@@ -140,7 +155,9 @@ class PhaseScreen(TableScreen):
         shown = self.stage.keying
         roll_look = self.roll_look if shown else None
         faces = tuple(self.entry.faces) if shown else ()
-        at = roll_places(roll_look.dice, len(roll_look.roll)) if roll_look and roll_look.dice else ()
+        at = (
+            roll_places(roll_look.dice, len(roll_look.roll)) if roll_look and roll_look.dice else ()
+        )
         return MapView(
             cults=g.cults,
             paper=look.paper if look else "A3",
@@ -155,7 +172,9 @@ class PhaseScreen(TableScreen):
         )
 
     def action_evidence(self) -> None:
-        self.status = self.host.export_evidence(self.look, f"{self.cult}'s turn, phase {self.game.phase}")
+        self.status = self.host.export_evidence(
+            self.look, f"{self.cult}'s turn, phase {self.game.phase}"
+        )
         self.refresh_view()
 
     def action_map(self) -> None:
@@ -222,7 +241,10 @@ class PhaseScreen(TableScreen):
             self.refresh_view()
             return
         self.picked = None
-        self.status = note or f"{self.cult} rolled {''.join(self.entry.roll)}: key the call (esc edits the roll)"
+        self.status = (
+            note
+            or f"{self.cult} rolled {''.join(self.entry.roll)}: key the call (esc edits the roll)"
+        )
         listener = self.host.listener
         if listener is not None:
             # the grammar is narrowed to the calls this roll and layout allow
@@ -263,7 +285,8 @@ class PhaseScreen(TableScreen):
             else:
                 return
         elif self.stage is Stage.CALL and (
-                key in ("escape", "left", "right") or (key == "backspace" and not self.words)):
+            key in ("escape", "left", "right") or (key == "backspace" and not self.words)
+        ):
             self.edit_roll(pick=-1 if key == "left" else 1 if key == "right" else 0)
         elif self.stage is Stage.FORFEIT:
             if key not in FACE_KEYS:
@@ -304,7 +327,9 @@ class PhaseScreen(TableScreen):
             self.talking = False
         if pick:
             self.pick(pick)
-        self.status = "edit the roll: left/right pick a die and key its motif, backspace, enter when right"
+        self.status = (
+            "edit the roll: left/right pick a die and key its motif, backspace, enter when right"
+        )
 
     def pick(self, step: int) -> None:
         """Move the pick on the map to the next (or previous) die of the roll."""
@@ -315,7 +340,9 @@ class PhaseScreen(TableScreen):
             self.picked = 0 if step > 0 else n - 1
         else:
             self.picked = (self.picked + step) % n
-        self.status = f"die {self.picked + 1} of {n} picked on the map: key its motif (esc: no pick)"
+        self.status = (
+            f"die {self.picked + 1} of {n} picked on the map: key its motif (esc: no pick)"
+        )
 
     def set_die(self, index: int, face: str) -> None:
         """The secretary's motif for one die of the roll; the camera's read stays as evidence."""
@@ -324,15 +351,18 @@ class PhaseScreen(TableScreen):
         was = self.entry.faces[index]
         self.entry.faces[index] = face
         self.picked = None
-        self.status = (f"die {index + 1}: {was} -> {face}" + (" (the camera's read is kept as evidence)"
-                                                            if self.seen is not None else ""))
+        self.status = f"die {index + 1}: {was} -> {face}" + (
+            " (the camera's read is kept as evidence)" if self.seen is not None else ""
+        )
 
     def on_die_picked(self, msg: DiePicked) -> None:
         if self.stage is Stage.CALL:
             self.edit_roll()
         if self.stage is Stage.ROLL and msg.index < len(self.entry.faces):
             self.picked = msg.index
-            self.status = f"die {msg.index + 1} of {len(self.entry.faces)} picked on the map: key its motif"
+            self.status = (
+                f"die {msg.index + 1} of {len(self.entry.faces)} picked on the map: key its motif"
+            )
             self.refresh_view()
 
     def _judging_game(self) -> Game:
@@ -352,8 +382,11 @@ class PhaseScreen(TableScreen):
             self.post_message(ActionChosen(ways[0]))
         elif ways:
             self.app.push_screen(
-                ChoiceScreen(f"{self.cult} calls {call_text(call)}: which dice?", list(largest_first(ways)),
-                             typed=True),
+                ChoiceScreen(
+                    f"{self.cult} calls {call_text(call)}: which dice?",
+                    list(largest_first(ways)),
+                    typed=True,
+                ),
                 self._chosen,
             )
         else:
@@ -368,7 +401,9 @@ class PhaseScreen(TableScreen):
             return
         self.host.save_record()
         if not outcome.accepted:
-            self.status = f"{outcome.rule}: {rule_sentence(outcome.verdict)}; key a face of the roll"
+            self.status = (
+                f"{outcome.rule}: {rule_sentence(outcome.verdict)}; key a face of the roll"
+            )
             self.refresh_view()
             return
         self.query_one(VerdictLine).forfeited(self.cult, face)
@@ -390,8 +425,10 @@ class PhaseScreen(TableScreen):
             self.refresh_view()
             return
         legal = list(self._judging_game().legal_actions(self.entry.roll, self.cult))
-        self.app.push_screen(ChoiceScreen(f"Legal for {self.cult}'s roll {''.join(self.entry.roll)}", legal),
-                             self._chosen)
+        self.app.push_screen(
+            ChoiceScreen(f"Legal for {self.cult}'s roll {''.join(self.entry.roll)}", legal),
+            self._chosen,
+        )
 
     def on_call_heard(self, msg: CallHeard) -> None:
         """A spoken call: shown with its confidence; Enter accepts it, keys correct it."""
@@ -402,16 +439,19 @@ class PhaseScreen(TableScreen):
         self.guesses = () if heard.sure else tuple(heard.guesses)
         if heard.call is None:
             offer = " / ".join(f"{n} {call_text(c)}" for n, c in enumerate(self.guesses, start=1))
-            self.status = (f"no call heard clearly ({heard.confidence:.2f}): "
-                           + (f"key {offer}, or key the call" if offer else "key the call"))
+            self.status = f"no call heard clearly ({heard.confidence:.2f}): " + (
+                f"key {offer}, or key the call" if offer else "key the call"
+            )
         else:
             self.words = list(heard.call)
             if heard.sure:
                 self.status = f"heard {heard.text} ({heard.confidence:.2f}): Enter to accept, backspace to correct"
             else:
                 other = f", 2 for {call_text(self.guesses[1])}" if len(self.guesses) > 1 else ""
-                self.status = (f"not sure: heard {heard.text} ({heard.confidence:.2f}); "
-                               f"ask the cult, then Enter to accept{other}, or key the call")
+                self.status = (
+                    f"not sure: heard {heard.text} ({heard.confidence:.2f}); "
+                    f"ask the cult, then Enter to accept{other}, or key the call"
+                )
         self.refresh_view()
 
     def action_talk(self) -> None:
@@ -420,7 +460,11 @@ class PhaseScreen(TableScreen):
             return
         self.talking = not self.talking
         listener.push_to_talk(self.talking)
-        self.status = "push-to-talk: listening… (v again to stop)" if self.talking else "push-to-talk: stopped"
+        self.status = (
+            "push-to-talk: listening… (v again to stop)"
+            if self.talking
+            else "push-to-talk: stopped"
+        )
         self.refresh_view()
 
     def submit(self, action: Action) -> None:
@@ -453,7 +497,9 @@ class PhaseScreen(TableScreen):
             return
         self.correcting = self.recall = False
         self.query_one(VerdictLine).legal(self.cult, action, before)
-        expected = tuple(before.layouts[self.cult]) + (action.place if isinstance(action, CallAction) else ())
+        expected = tuple(before.layouts[self.cult]) + (
+            action.place if isinstance(action, CallAction) else ()
+        )
         camera = self.host.camera
         if camera is not None and isinstance(action, CallAction) and action.place:
             self.stage = Stage.WAIT
@@ -480,7 +526,9 @@ class PhaseScreen(TableScreen):
         self.status = "dispute: the camera disagrees with the call"
         self.refresh_view()
         self.look = msg.seen
-        self.app.push_screen(DisputeScreen(msg.cult, want, seen, msg.seen), partial(self._settled, msg, seen))
+        self.app.push_screen(
+            DisputeScreen(msg.cult, want, seen, msg.seen), partial(self._settled, msg, seen)
+        )
         self.stage = Stage.DISPUTE
 
     def _settled(self, msg: TableSeen, seen: tuple[str, ...], how: str | None) -> None:
@@ -496,14 +544,19 @@ class PhaseScreen(TableScreen):
             self.read_table_later(camera, msg.cult, msg.expected)
             return
         self._pending = None
-        what = (f"dispute after {msg.cult}'s turn in phase {self.game.phase}: the camera saw {saw} in "
-                f"{msg.cult}'s layout where the rules have {exp} ({difference_text(msg.expected, seen)})")
+        what = (
+            f"dispute after {msg.cult}'s turn in phase {self.game.phase}: the camera saw {saw} in "
+            f"{msg.cult}'s layout where the rules have {exp} ({difference_text(msg.expected, seen)})"
+        )
         if how == "correct":
             session.add_note(f"{what}; the turn is corrected")
             self.action_correct()
             return
-        why = (" (the simulated camera misses dice packed close in a long layout)"
-               if self.host.demo is not None else "")
+        why = (
+            " (the simulated camera misses dice packed close in a long layout)"
+            if self.host.demo is not None
+            else ""
+        )
         session.add_note(f"{what}; the rules stand: the dice on the table were put right{why}")
         self.host.save_record()
         self.after_turn(outcome)

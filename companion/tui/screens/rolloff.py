@@ -35,7 +35,9 @@ class RollOffScreen(TableScreen):
         self.seen: tuple[str, ...] | None = None  # the camera's reading, kept as evidence
 
     def compose(self) -> ComposeResult:
-        yield Static(Text("Who starts? Every cult rolls its 6 dice (ST1)", style="bold"), id="title")
+        yield Static(
+            Text("Who starts? Every cult rolls its 6 dice (ST1)", style="bold"), id="title"
+        )
         yield Static(Text(self.app.sub_title, style="italic"), id="mode")
         yield Static(id="rounds")
         yield Static(id="roll")
@@ -50,8 +52,12 @@ class RollOffScreen(TableScreen):
 
     def watch_stage(self, stage: Stage) -> None:
         if self._driver is not None:
-            self._driver.at(stage, TurnView(self.host.session.game, self.cult, tuple(self.entry.faces), 6,
-                                            self._truth))
+            self._driver.at(
+                stage,
+                TurnView(
+                    self.host.session.game, self.cult, tuple(self.entry.faces), 6, self._truth
+                ),
+            )
 
     def _rounds_table(self) -> Table:
         g = self.host.session.game
@@ -74,7 +80,9 @@ class RollOffScreen(TableScreen):
         self.query_one("#rounds", Static).update(self._rounds_table())
         roll = Text("")
         if self.stage in (Stage.ROLL, Stage.WAIT):
-            roll = Text.assemble(("roll", "bold"), f" {self.cult}: ", (self.entry.text(), "bold cyan"))
+            roll = Text.assemble(
+                ("roll", "bold"), f" {self.cult}: ", (self.entry.text(), "bold cyan")
+            )
             if self.stage is Stage.ROLL:
                 roll.append(" · keys i 1 2 3 e, enter", style="dim")
         self.query_one("#roll", Static).update(roll)
@@ -85,7 +93,9 @@ class RollOffScreen(TableScreen):
         g = session.game
         if g.start_cult is not None:
             self.stage = Stage.DONE
-            self.status = f"{g.start_cult} is the start cult and takes the start-cult stone. enter: play"
+            self.status = (
+                f"{g.start_cult} is the start cult and takes the start-cult stone. enter: play"
+            )
             self.refresh_view()
             self.host.schedule(self.host.begin_phases, factor=2.0)
             return

@@ -34,20 +34,36 @@ class SetupScreen(Screen[None]):
             yield Static("", id="sets")
             with Horizontal(classes="field"):
                 yield Label("target")
-                yield Input("", placeholder="150 (2-3 cults) / 100 (4-6)", id="target",
-                            type="integer")
+                yield Input(
+                    "", placeholder="150 (2-3 cults) / 100 (4-6)", id="target", type="integer"
+                )
             with Horizontal(classes="field"):
                 yield Label("start roll (ST1)")
-                yield Select([("sum of tentacles", "sum"), ("tentacle dice", "count")],
-                             value="sum", allow_blank=False, id="start_rule")
+                yield Select(
+                    [("sum of tentacles", "sum"), ("tentacle dice", "count")],
+                    value="sum",
+                    allow_blank=False,
+                    id="start_rule",
+                )
             with Horizontal(classes="field"):
                 yield Label("doublers (DB2)")
-                yield Select([("return after scoring", "return"), ("keep for the game", "keep")],
-                             value="return", allow_blank=False, id="doublers")
+                yield Select(
+                    [("return after scoring", "return"), ("keep for the game", "keep")],
+                    value="return",
+                    allow_blank=False,
+                    id="doublers",
+                )
             with Horizontal(classes="field"):
                 yield Label("illegal call (V2)")
-                yield Select([("recall: ask for a legal call", "recall"), ("forfeit: give up a die", "forfeit")],
-                             value="recall", allow_blank=False, id="illegal_call")
+                yield Select(
+                    [
+                        ("recall: ask for a legal call", "recall"),
+                        ("forfeit: give up a die", "forfeit"),
+                    ],
+                    value="recall",
+                    allow_blank=False,
+                    id="illegal_call",
+                )
             yield Static(f"camera: {self.camera_status}", id="camera")
             yield Static("", id="error")
             yield Button("Start the game", id="start", variant="primary")
@@ -63,10 +79,17 @@ class SetupScreen(Screen[None]):
     def _show_sets(self) -> None:
         n = len(self._names())
         typed = self.query_one("#target", Input).value.strip()
-        target = f"target {typed}" if typed.isdigit() else f"target {default_target(n)} (the rulebook's, S3)"
+        target = (
+            f"target {typed}"
+            if typed.isdigit()
+            else f"target {default_target(n)} (the rulebook's, S3)"
+        )
         sets = sets_for(n) if 2 <= n <= 6 else 0
-        text = (f"{n} cults: {sets} {'set' if sets == 1 else 'sets'} of dice, {target}"
-                if 2 <= n <= 6 else "2 to 6 cults, names separated by spaces (C1)")
+        text = (
+            f"{n} cults: {sets} {'set' if sets == 1 else 'sets'} of dice, {target}"
+            if 2 <= n <= 6
+            else "2 to 6 cults, names separated by spaces (C1)"
+        )
         self.query_one("#sets", Static).update(text)
 
     def on_input_changed(self, event: Input.Changed) -> None:

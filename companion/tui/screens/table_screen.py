@@ -23,12 +23,21 @@ class TableScreen(Screen[None]):
 
     def read_roll_later(self, camera: TableCamera, cult: str, size: int) -> None:
         """Wait for ``cult``'s roll of ``size`` dice in a worker; a RollSeen follows."""
-        self.run_worker(partial(self._read_roll, camera, cult, size), thread=True, group="camera", exclusive=True)
+        self.run_worker(
+            partial(self._read_roll, camera, cult, size),
+            thread=True,
+            group="camera",
+            exclusive=True,
+        )
 
     def read_table_later(self, camera: TableCamera, cult: str, expected: tuple[str, ...]) -> None:
         """Look at the table in a worker, for ``cult``'s layout check; a TableSeen follows."""
-        self.run_worker(partial(self._read_table, camera, cult, expected), thread=True, group="camera",
-                        exclusive=True)
+        self.run_worker(
+            partial(self._read_table, camera, cult, expected),
+            thread=True,
+            group="camera",
+            exclusive=True,
+        )
 
     def _read_roll(self, camera: TableCamera, cult: str, size: int) -> None:
         try:
