@@ -1,4 +1,5 @@
-"""companion: the table companion for IÄÄ! Cthulhu! Fhtagn! (reads the dice, judges the calls, keeps the score)."""
+"""companion: the table companion for IÄÄ! Cthulhu! Fhtagn! (reads the dice, judges the calls,
+keeps the score)."""
 
 from __future__ import annotations
 
@@ -100,7 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="companion",
         description=__doc__,
-        epilog="`companion COMMAND --help` describes a command. Guides: README.md, docs/game-night.md.",
+        epilog=(
+            "`companion COMMAND --help` describes a command. Guides: README.md, docs/game-night.md."
+        ),
     )
     p.add_argument("--version", action="version", version=f"companion {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -176,8 +179,9 @@ def add_demo(sub: Subparsers) -> None:
     d = sub.add_parser(
         "demo",
         help="a whole game on the simulated table",
-        description="On screen: Anna, Ben, Cleo… play to 60 points on the simulated table; the renderer "
-        "draws each roll and the vision pipeline reads it (when it reads a test table right), "
+        description="On screen: Anna, Ben, Cleo… play to 60 points on the simulated table; "
+        "the renderer draws each roll and the vision pipeline reads it "
+        "(when it reads a test table right), "
         "the table map shows what was read, and a cult makes an illegal call now and then. "
         "With --headless: the game of `companion simulate --seed S --cults N` (Cult1, Cult2…, "
         "the rulebook's target) is fed to the secretary, stored, and its record printed.",

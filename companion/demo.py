@@ -136,7 +136,8 @@ def _demo_info(
     n = len(info.tags.get("Cults", "").split())
     db_opt = f" --db {db}" if db else ""
     print(
-        f"companion demo: game {info.id} is unfinished; `companion demo --headless{db_opt} --seed {demo['seed']} "
+        f"companion demo: game {info.id} is unfinished; "
+        f"`companion demo --headless{db_opt} --seed {demo['seed']} "
         f"--cults {n} --resume` finishes it. Starting a new game.",
         file=sys.stderr,
     )
@@ -157,7 +158,8 @@ def play(
             if format_event(done[i].event) != format_event(entry):
                 raise DemoError(
                     f"stored event {done[i].seq} ({format_event(done[i].event)}) is not what the "
-                    f"simulated table gives ({format_event(entry)}); this game cannot be resumed by the demo"
+                    f"simulated table gives ({format_event(entry)}); "
+                    "this game cannot be resumed by the demo"
                 )
             continue
         if isinstance(entry, StartRoll):
@@ -195,7 +197,8 @@ def run_headless(
             sec.resume(info.id)
             seed, strategies = _demo_meta(info)
             print(
-                f"companion demo: resuming game {info.id} (seed {seed}) after {len(sec.events)} events",
+                f"companion demo: resuming game {info.id} (seed {seed}) "
+                f"after {len(sec.events)} events",
                 file=sys.stderr,
             )
         else:

@@ -334,8 +334,8 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     s = subparsers.add_parser(
         "stats",
         help="faces rolled against a fair die, with a chi-square test (per game, table, dice set)",
-        description="Counts the motifs rolled in stored games or game records and tests them against "
-        "a fair die of this game (IÄÄ! on 2 faces of 6, every other motif on 1). "
+        description="Counts the motifs rolled in stored games or game records and tests them "
+        "against a fair die of this game (IÄÄ! on 2 faces of 6, every other motif on 1). "
         "Exit 0 when games were counted, 2 when none could be read.",
     )
     s.add_argument(

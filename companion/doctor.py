@@ -100,7 +100,10 @@ def check_model(ctx: Context) -> Check:
             right += 1
         else:
             wrong += 1
-    detail = f"test frame: {right} of {len(rendered.dice)} dice right, {unsure} unsure, {missed} missed, {wrong} wrong"
+    detail = (
+        f"test frame: {right} of {len(rendered.dice)} dice right, "
+        f"{unsure} unsure, {missed} missed, {wrong} wrong"
+    )
     if wrong or right < 0.8 * len(rendered.dice):
         return Check(
             "model",
@@ -240,7 +243,8 @@ def check_disk(ctx: Context) -> Check:
             "disk",
             "fail",
             f"{free_mb:.0f} MB free at {where}",
-            f"free at least {MIN_FREE_MB} MB (old evidence frames: `companion export`, then delete)",
+            f"free at least {MIN_FREE_MB} MB "
+            "(old evidence frames: `companion export`, then delete)",
         )
     return Check("disk", "ok", f"{free_mb:,.0f} MB free at {where}")
 

@@ -1,4 +1,5 @@
-"""Files of the table (games, keys, profiles, calibration, evidence) are the service user's alone."""
+"""Files of the table (games, keys, profiles, calibration, evidence) are the service user's
+alone."""
 
 from __future__ import annotations
 

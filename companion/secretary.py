@@ -356,7 +356,8 @@ class Secretary:
         return out
 
     def _rescue(self, problem: str) -> str:
-        """Save the accepted events as a record where the database was (or in the working folder)."""
+        """Save the accepted events as a record where the database was (or in the working
+        folder)."""
         if self._rescued is not None:
             return self._rescued
         where = Path(getattr(self.store, "path", "companion.db"))

@@ -112,7 +112,8 @@ def play_game(
 def iter_game(
     sim: SimGame, seed: int, strategies: dict[str, Strategy] | None = None
 ) -> Iterator[Event]:
-    """Play ``sim``'s game with seeded dice, yielding each line of its record after it is applied."""
+    """Play ``sim``'s game with seeded dice, yielding each line of its record after it is
+    applied."""
     rng = random.Random(seed)
     rec = sim.recorded
     assert rec is not None
@@ -204,7 +205,8 @@ def simulate_command(
         first, last = f"game-{seed:06d}.txt", f"game-{seed + games - 1:06d}.txt"
         which = first if games == 1 else f"{first} … {last}"
         print(
-            f"companion simulate: {games} record{'s' if games != 1 else ''} written to {out}/ ({which})",
+            f"companion simulate: {games} record{'s' if games != 1 else ''} "
+            f"written to {out}/ ({which})",
             file=sys.stderr,
         )
     return 0

@@ -103,7 +103,10 @@ def standings(paths: list[str]) -> tuple[list[CultStats], list[SetAside], int]:
 
 
 def standings_text(ranked: list[CultStats], aside: list[SetAside], counted: int) -> str:
-    head = f"{'cult':<16} {'games':>5} {'wins':>4} {'points':>7} {'avg/phase':>9} {'completed':>9} {'failed':>6} {'doublers':>8}"
+    head = (
+        f"{'cult':<16} {'games':>5} {'wins':>4} {'points':>7} {'avg/phase':>9} "
+        f"{'completed':>9} {'failed':>6} {'doublers':>8}"
+    )
     lines = [f"standings over {counted} record{'s' if counted != 1 else ''}", head]
     for s in ranked:
         lines.append(

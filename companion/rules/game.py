@@ -325,7 +325,8 @@ class Game:
             want = min(2, free)
             return RuleError(
                 "D7",
-                f"the All-Fhtagn call takes {want} free {'die' if want == 1 else 'dice'} here, not {len(a.take)}",
+                f"the All-Fhtagn call takes {want} free {'die' if want == 1 else 'dice'} here, "
+                f"not {len(a.take)}",
             )
         center = self.center
         pools = dict(self.pools)
@@ -363,7 +364,8 @@ class Game:
                 legal = self.legal_actions(roll, cult)
                 raise RuleError(
                     "T3",
-                    f"a placing call is legal, so {cult} may not give up a die; legal: {_list_calls(legal)}",
+                    f"a placing call is legal, so {cult} may not give up a die; "
+                    f"legal: {_list_calls(legal)}",
                     legal,
                 )
             if action.face not in roll:

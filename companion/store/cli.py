@@ -32,7 +32,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
         if args.evidence:
             kept = sum(write_evidence(store, ex, Path(args.evidence)) for ex in games)
             print(
-                f"companion export: the evidence of {kept} roll{'s' if kept != 1 else ''} written to {args.evidence}",
+                f"companion export: the evidence of {kept} roll{'s' if kept != 1 else ''} "
+                f"written to {args.evidence}",
                 file=sys.stderr,
             )
     except StoreError as exc:
@@ -73,8 +74,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
             print(f"companion export: cannot write {args.out}: {exc.strerror}", file=sys.stderr)
             return 2
         print(
-            f"companion export: {len(games)} game{'s' if len(games) != 1 else ''} written to {args.out} "
-            f"({args.format})",
+            f"companion export: {len(games)} game{'s' if len(games) != 1 else ''} "
+            f"written to {args.out} ({args.format})",
             file=sys.stderr,
         )
     else:
@@ -142,7 +143,8 @@ def _cmd_key(args: argparse.Namespace) -> int:
         print(f"companion key: {exc}", file=sys.stderr)
         return 1
     print(
-        f"key {key.id} written to {path} (mode 0600); keep a copy somewhere safe to verify games later"
+        f"key {key.id} written to {path} (mode 0600); "
+        "keep a copy somewhere safe to verify games later"
     )
     return 0
 

@@ -86,7 +86,8 @@ def effective(events: list[StoredEvent]) -> list[StoredEvent]:
 
 
 def fold(options: Options, events: list[StoredEvent]) -> StoredGame:
-    """Replay stored events through the rules; a stored event that breaks a rule is a damaged store."""
+    """Replay stored events through the rules; a stored event that breaks a rule is a damaged
+    store."""
     f, fault = fold_partial(options, events)
     if fault is not None:
         raise StoreError(f"{fault}; the database was damaged or changed outside companion")

@@ -84,7 +84,8 @@ def load_key(path: str | Path) -> Key:
         secret = b""
     if len(secret) != KEY_BYTES:
         raise StoreError(
-            f"{p} is not a companion key file (64 hexadecimal digits); make one with `companion key new`"
+            f"{p} is not a companion key file (64 hexadecimal digits); "
+            "make one with `companion key new`"
         )
     return Key(secret, str(p))
 
@@ -109,7 +110,8 @@ def make_key(path: str | Path) -> Key:
 
 
 def default_keys() -> Keys:
-    """The table's key and the organiser's, where their files exist (the secretary seals with them)."""
+    """The table's key and the organiser's, where their files exist (the secretary seals with
+    them)."""
     found: list[Key | None] = []
     for path in (table_key_path(), organiser_key_path()):
         found.append(load_key(path) if path.exists() else None)

@@ -36,7 +36,8 @@ _GAME_COLS = "id, created, tags, meta, finished, genesis, n_events, last_hash, s
 
 
 def _columns(version: int) -> tuple[str, str]:
-    """What to select of events and games in a file of ``version`` (a damaged file is never migrated)."""
+    """What to select of events and games in a file of ``version`` (a damaged file is never
+    migrated)."""
     ev, games = _EVENT_COLS, _GAME_COLS
     if version < 3:
         ev = ev.replace("mac, omac", "'' AS mac, '' AS omac")
@@ -58,7 +59,10 @@ def explain(exc: Exception, where: str) -> str:
         )
     msg = str(exc).lower()
     if "full" in msg:
-        return f"the disk holding {where} is full: the last entry was not stored; free some space and enter it again"
+        return (
+            f"the disk holding {where} is full: the last entry was not stored; "
+            "free some space and enter it again"
+        )
     if "not a database" in msg:
         return f"{where} is not a companion database, or its first page is damaged"
     if "malformed" in msg or "corrupt" in msg:
@@ -134,12 +138,16 @@ def event_mac(key: Key, game_id: int, hash_: str) -> str:
 
 def game_seal(key: Key, info: GameInfo, meta_text: str) -> str:
     """A game's seal: its settings, how many events it has, its last hash and whether it ended."""
-    body = f"companion game\n{info.id}\n{info.genesis}\n{info.events}\n{info.last_hash}\n{int(info.finished)}\n{meta_text}"
+    body = (
+        f"companion game\n{info.id}\n{info.genesis}\n{info.events}\n{info.last_hash}\n"
+        f"{int(info.finished)}\n{meta_text}"
+    )
     return f"{key.id}:{key.mac(body)}"
 
 
 def _tighten(path: Path) -> None:
-    """A database made by an older companion (0644) becomes the writer's alone, with its -wal and -shm."""
+    """A database made by an older companion (0644) becomes the writer's alone, with its -wal
+    and -shm."""
     for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
         with suppress(OSError):  # not ours to change: it stays as it is
             if p.stat().st_mode & 0o077:
@@ -292,7 +300,8 @@ class SQLiteStore:
         seal = game_seal(t, info, meta_text) if t else ""
         oseal = game_seal(o, info, meta_text) if o else ""
         c.execute(
-            "UPDATE games SET n_events = ?, last_hash = ?, finished = ?, seal = ?, oseal = ? WHERE id = ?",
+            "UPDATE games SET n_events = ?, last_hash = ?, finished = ?, seal = ?, oseal = ? "
+            "WHERE id = ?",
             (info.events, info.last_hash, int(info.finished), seal, oseal, info.id),
         )
         return replace(info, seal=seal, oseal=oseal)
@@ -385,8 +394,8 @@ class SQLiteStore:
         return str(rows[0][0]) if rows else ""
 
     def check_file(self) -> None:
-        """Before a write: raise StoreError when the file is no longer ours (``watch.py``); a plain store
-        checks nothing."""
+        """Before a write: raise StoreError when the file is no longer ours (``watch.py``); a
+        plain store checks nothing."""
 
     def after_write(self) -> None:
         """After a write: note (never raise) that the file is no longer ours (``watch.py``)."""

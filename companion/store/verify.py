@@ -62,7 +62,10 @@ def check_count(info: GameInfo, events: list[StoredEvent]) -> str | None:
     if have < info.events:
         return f"its last {info.events - have} of {info.events} events were deleted"
     if have != info.events or last_hash != info.last_hash:
-        return f"it has {have} events but {info.events} were recorded with the game: events were added or changed"
+        return (
+            f"it has {have} events but {info.events} were recorded with the game: "
+            "events were added or changed"
+        )
     return None
 
 
@@ -72,18 +75,24 @@ def check_seals(
     """Every event and the game itself sealed by ``key``; None when all are."""
     seal = info.seal if whose == "table" else info.oseal
     if not seal:
-        return f"it carries no seal of the {whose} key: it was written without that key, or its seals were removed"
+        return (
+            f"it carries no seal of the {whose} key: "
+            "it was written without that key, or its seals were removed"
+        )
     kid = seal.partition(":")[0]
     if kid != key.id:
         return f"it is sealed with {whose} key {kid}, not with the key checked ({key.id})"
     for e in events:
         mac = e.mac if whose == "table" else e.omac
         if mac != event_mac(key, info.id, e.hash):
-            return f"the seal of event {e.seq} ({e.text}) does not fit: the event was rewritten without the {whose} key"
+            return (
+                f"the seal of event {e.seq} ({e.text}) does not fit: "
+                f"the event was rewritten without the {whose} key"
+            )
     if seal != game_seal(key, info, store.meta_text(info.id)):
         return (
-            f"the game's seal does not fit: its event count, end, finished mark or settings were changed "
-            f"without the {whose} key"
+            "the game's seal does not fit: its event count, end, finished mark or settings "
+            f"were changed without the {whose} key"
         )
     return None
 
@@ -136,8 +145,8 @@ def verify_game(store: SQLiteStore, info: GameInfo, keys: Keys) -> list[Finding]
         )
     if fault is None and ended and not info.finished:
         fault = (
-            "its events end the game but it is not marked finished: the mark was changed, or companion "
-            "stopped before setting it (resuming the game sets it)"
+            "its events end the game but it is not marked finished: the mark was changed, "
+            "or companion stopped before setting it (resuming the game sets it)"
         )
     if fault:
         out.append(Finding(False, f"game {info.id}: {fault}"))
@@ -187,7 +196,8 @@ def verify_db(path: Path, keys: Keys | None = None) -> list[Finding]:
         except DB_ERRORS as exc:
             problems = [explain(exc, store.where)]
         if problems != ["ok"]:
-            # quick_check speaks over several lines ("*** in database main ***\nPage 1: ..."): one is said
+            # quick_check speaks over several lines ("*** in database main ***\nPage 1: ..."):
+            # one is said
             detail = " ".join(str(problems[0]).replace("*** in database main ***", "").split())
             out.append(Finding(False, f"{store.where} is damaged: {detail}"))
         infos, bad = store.games_checked()

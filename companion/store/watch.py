@@ -58,7 +58,10 @@ class WatchedStore(SQLiteStore):
         if self._wal_id is None:
             self._wal_id = wal  # SQLite makes the log at the first write
         elif wal != self._wal_id:
-            return f"the write-ahead log {self.wal_path} was {'deleted' if wal is None else 'replaced'}"
+            return (
+                f"the write-ahead log {self.wal_path} "
+                f"was {'deleted' if wal is None else 'replaced'}"
+            )
         return None
 
     def check_file(self) -> None:

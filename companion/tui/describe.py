@@ -65,7 +65,8 @@ def consequences(before: Game, cult: str, action: Action) -> str:
         rest = before.pools[cult] - len(action.place) + len(action.take)
         if rest:
             parts.append(
-                f"invocation complete; {rest} pool {'die' if rest == 1 else 'dice'} to the center (E1)"
+                f"invocation complete; {rest} pool {'die' if rest == 1 else 'dice'} "
+                "to the center (E1)"
             )
         else:
             parts.append("invocation complete; no pool dice are left for the center (E1)")

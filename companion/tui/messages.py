@@ -62,7 +62,8 @@ class CallAnnounced(Message):
 
 
 class ActionChosen(Message):
-    """The action of the turn is settled (keyed words, a choice from a list, a give-up, the demo)."""
+    """The action of the turn is settled (keyed words, a choice from a list, a give-up, the
+    demo)."""
 
     def __init__(self, action: Action) -> None:
         super().__init__()

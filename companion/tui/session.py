@@ -84,12 +84,14 @@ class TableSession:
         return res
 
     def add_note(self, text: str) -> None:
-        """A comment for the record, placed after the lines written so far (the turn it is about)."""
+        """A comment for the record, placed after the lines written so far (the turn it is
+        about)."""
         self.notes.append((len(self.sec.record_text().splitlines()), text))
 
     # --------------------------------------------------------------- record
     def record_text(self) -> str:
-        """The stored record with the secretary's notes of this sitting as comments, each in its place."""
+        """The stored record with the secretary's notes of this sitting as comments, each in its
+        place."""
         text = self.sec.record_text()
         if not self.notes:
             return text

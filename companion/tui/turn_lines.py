@@ -106,7 +106,8 @@ class VerdictLine(Static):
         )
 
     def legal(self, cult: str, action: Action, before: Game) -> None:
-        """``before`` is the state the action was judged in: its consequences are worked out there."""
+        """``before`` is the state the action was judged in: its consequences are worked out
+        there."""
         self.update(
             Text.assemble(
                 f"{cult}: ",

@@ -203,7 +203,10 @@ class PhaseScreen(TableScreen):
         else:
             self.stage = Stage.ROLL
             n = self.entry.size
-            self.status = f"{self.cult} rolls {n} {'die' if n == 1 else 'dice'}: key {'it' if n == 1 else 'them'} in"
+            self.status = (
+                f"{self.cult} rolls {n} {'die' if n == 1 else 'dice'}: "
+                f"key {'it' if n == 1 else 'them'} in"
+            )
         self.refresh_view()
 
     def on_roll_seen(self, msg: RollSeen) -> None:
@@ -217,7 +220,10 @@ class PhaseScreen(TableScreen):
         if got != msg.size:
             self.status = f"the camera saw {got} dice, {msg.size} expected: key the roll"
         elif unread:
-            self.status = f"the camera could not read {unread} {'die' if unread == 1 else 'dice'}: key {'it' if unread == 1 else 'them'} in"
+            self.status = (
+                f"the camera could not read {unread} {'die' if unread == 1 else 'dice'}: "
+                f"key {'it' if unread == 1 else 'them'} in"
+            )
         else:
             self.status = f"read by the {msg.seen.source}"
         self.stage = Stage.ROLL
@@ -445,7 +451,10 @@ class PhaseScreen(TableScreen):
         else:
             self.words = list(heard.call)
             if heard.sure:
-                self.status = f"heard {heard.text} ({heard.confidence:.2f}): Enter to accept, backspace to correct"
+                self.status = (
+                    f"heard {heard.text} ({heard.confidence:.2f}): "
+                    "Enter to accept, backspace to correct"
+                )
             else:
                 other = f", 2 for {call_text(self.guesses[1])}" if len(self.guesses) > 1 else ""
                 self.status = (
@@ -488,7 +497,10 @@ class PhaseScreen(TableScreen):
             self.query_one(VerdictLine).illegal(self.cult, outcome.verdict, action)
             self.recall = True
             if outcome.must_forfeit:
-                self.status = f"house rule: {self.cult} forfeits a die for the illegal call (V2): key its face"
+                self.status = (
+                    f"house rule: {self.cult} forfeits a die for the illegal call (V2): "
+                    "key its face"
+                )
                 self.stage = Stage.FORFEIT
             else:
                 self.status = f"{self.cult} must make a legal call (V2)"
@@ -545,8 +557,9 @@ class PhaseScreen(TableScreen):
             return
         self._pending = None
         what = (
-            f"dispute after {msg.cult}'s turn in phase {self.game.phase}: the camera saw {saw} in "
-            f"{msg.cult}'s layout where the rules have {exp} ({difference_text(msg.expected, seen)})"
+            f"dispute after {msg.cult}'s turn in phase {self.game.phase}: "
+            f"the camera saw {saw} in {msg.cult}'s layout where the rules have {exp} "
+            f"({difference_text(msg.expected, seen)})"
         )
         if how == "correct":
             session.add_note(f"{what}; the turn is corrected")
@@ -588,7 +601,10 @@ class PhaseScreen(TableScreen):
         self.entry = RollEntry(before.pools[last.cult], list(last.roll))
         self.words = []
         self.stage = Stage.ROLL
-        self.status = f"correcting {last.cult}: {''.join(last.roll)} -> {last.action}; fix the roll, enter, key the call"
+        self.status = (
+            f"correcting {last.cult}: {''.join(last.roll)} -> {last.action}; "
+            "fix the roll, enter, key the call"
+        )
         self.refresh_view()
 
     def action_history(self) -> None:
