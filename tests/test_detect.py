@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -123,7 +125,8 @@ def test_real_photos_die_centers() -> None:
         pytest.skip("shared/real-dice is not beside the repository")
     tally = Tally()
     for jpg in sorted(REAL.glob("*.jpg")):
-        img = cv2.imread(str(jpg))
+        # a JPEG read in colour is always 8-bit BGR; cv2's stubs type it as any number
+        img = cast("npt.NDArray[np.uint8] | None", cv2.imread(str(jpg)))
         assert img is not None
         found = find_dice(img)
         boxes = _real_labels(jpg.with_suffix(".txt"), img.shape[1], img.shape[0])

@@ -292,6 +292,7 @@ def test_real_photos_without_dice_give_no_dice() -> None:
     windows = []
     for ph in real_dice.load(split="kept"):
         img = cv2.imread(str(ph.path))
+        assert img is not None
         windows += _empty_windows(ph, img, 160)
     assert len(windows) >= 40
     found = [find_dice_net(wi) for wi in windows]

@@ -58,7 +58,9 @@ def _write_enrolment(root: Path, style: Style, seed: int, finder: TruthFinder | 
             path = root / face / f"frame-{j}.png"
             cv2.imwrite(str(path), frame.image)
             if finder is not None:
-                finder.remember(cv2.imread(str(path)), frame.dice)
+                written = cv2.imread(str(path))
+                assert written is not None
+                finder.remember(written, frame.dice)
 
 
 def _read_style(reader: FaceClassifier, style: Style, seeds: range) -> tuple[int, int, int]:

@@ -14,7 +14,8 @@ import pytest
 from companion.synth import HELD_OUT, TRAIN, DiePlacement, render_frame, render_placed
 from companion.vision import read as read_mod
 from companion.vision.crop import cut_faces
-from companion.vision.read import Reader, load_image, read_images
+from companion.vision.image_file import load_image
+from companion.vision.read import Reader, read_images
 from companion.vision.read_cli import add_commands
 from companion.vision.scoring import Tally, tally_frame
 
