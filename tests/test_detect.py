@@ -22,7 +22,7 @@ WHITE = next(s for s in TRAIN if s.body.name == "white" and s.ink_name == "black
 RED = next(s for s in TRAIN if s.body.name == "red")
 
 
-def _mat(h: int = 480, w: int = 640, color: tuple[int, int, int] = (60, 110, 40)) -> np.ndarray:
+def _mat(h: int = 480, w: int = 640, color: tuple[int, int, int] = (60, 110, 40)) -> npt.NDArray[np.uint8]:
     rng = np.random.default_rng(0)
     img = np.full((h, w, 3), color, np.float32) + rng.normal(0, 3, (h, w, 3))
     return np.clip(img, 0, 255).astype(np.uint8)
@@ -110,7 +110,7 @@ def test_rendered_frames_many() -> None:
     assert tally.recall >= 0.88 and tally.precision >= 0.93, tally.summary()
 
 
-def _real_labels(path: Path, w: int, h: int) -> list[np.ndarray]:
+def _real_labels(path: Path, w: int, h: int) -> list[npt.NDArray[np.float32]]:
     boxes = []
     for line in path.read_text().splitlines():
         if line.strip():

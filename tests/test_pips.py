@@ -9,6 +9,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from companion.synth.camera import Camera
@@ -53,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _blobs(mask: np.ndarray) -> int:
+def _blobs(mask: npt.NDArray[np.bool_]) -> int:
     n, _labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
     return int(sum(1 for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= 4))
 
@@ -86,7 +87,7 @@ def test_style_splits_are_disjoint_and_named_uniquely() -> None:
         pip_style("nonesuch")
 
 
-def _one_die(value: int, tilt: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def _one_die(value: int, tilt: float, seed: int = 0) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.float64]]:
     """A white die drawn at the image's centre on a plain light table; its top corners."""
     w = h = 240
     cam = Camera(w, h, distance=2.0 * w, tilt_deg=tilt, tilt_dir=0.3)
