@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from companion.synth import FACES, HELD_OUT, TRAIN, VALIDATION, Style, render_frame
@@ -26,7 +27,7 @@ def clf() -> FaceClassifier:
     return FaceClassifier(MODEL)
 
 
-def _crops(styles: tuple[Style, ...], seeds: range, n_dice: int = 14) -> tuple[np.ndarray, np.ndarray]:
+def _crops(styles: tuple[Style, ...], seeds: range, n_dice: int = 14) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
     xs, ys = [], []
     for seed in seeds:
         frame = render_frame(seed, n_dice=n_dice, styles=styles, size=(800, 600))
@@ -37,12 +38,12 @@ def _crops(styles: tuple[Style, ...], seeds: range, n_dice: int = 14) -> tuple[n
 
 
 @pytest.fixture(scope="module")
-def seen() -> tuple[np.ndarray, np.ndarray]:
+def seen() -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
     return _crops(TRAIN, range(100, 106))
 
 
 @pytest.fixture(scope="module")
-def unseen() -> tuple[np.ndarray, np.ndarray]:
+def unseen() -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
     return _crops(VALIDATION + HELD_OUT, range(300, 308))
 
 
@@ -88,7 +89,7 @@ def test_missing_or_corrupt_model_is_one_clear_sentence(tmp_path: Path) -> None:
         assert "\n" not in text and len(text) < 300 and "Traceback" not in text
 
 
-def test_batch_equals_one_by_one(clf: FaceClassifier, seen: tuple[np.ndarray, np.ndarray]) -> None:
+def test_batch_equals_one_by_one(clf: FaceClassifier, seen: tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]) -> None:
     x = seen[0][:20]
     batch = clf.classify(x)
     single = [clf.classify(x[i : i + 1])[0] for i in range(len(x))]
@@ -99,7 +100,7 @@ def test_batch_equals_one_by_one(clf: FaceClassifier, seen: tuple[np.ndarray, np
         clf.classify(np.zeros((2, 32, 32, 3), np.uint8))
 
 
-def test_reads_training_styles(clf: FaceClassifier, seen: tuple[np.ndarray, np.ndarray]) -> None:
+def test_reads_training_styles(clf: FaceClassifier, seen: tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]) -> None:
     x, y = seen
     out = clf.classify(x)
     shown = np.array([r.face != UNKNOWN for r in out])
@@ -112,7 +113,7 @@ def test_reads_training_styles(clf: FaceClassifier, seen: tuple[np.ndarray, np.n
     assert (shown & ~right).sum() <= 1
 
 
-def test_right_angles_do_not_change_the_reading(clf: FaceClassifier, seen: tuple[np.ndarray, np.ndarray]) -> None:
+def test_right_angles_do_not_change_the_reading(clf: FaceClassifier, seen: tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]) -> None:
     x = seen[0]
     base = [r.best for r in clf.classify(x)]
     for k in (1, 2, 3):
@@ -120,7 +121,7 @@ def test_right_angles_do_not_change_the_reading(clf: FaceClassifier, seen: tuple
         assert np.mean(np.array(rotated) == np.array(base)) >= 0.95
 
 
-def test_confidence_flags_doubt(clf: FaceClassifier, unseen: tuple[np.ndarray, np.ndarray]) -> None:
+def test_confidence_flags_doubt(clf: FaceClassifier, unseen: tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]) -> None:
     # Unseen styles without enrolment: whatever the accuracy, the wrong
     # readings must mostly be flagged "?" rather than shown.
     x, y = unseen

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -20,7 +22,7 @@ WHITE = next(s for s in TRAIN if s.body.name == "white" and s.ink_name == "black
 RED = next(s for s in TRAIN if s.body.name == "red")
 
 
-def _mat(h: int = 480, w: int = 640, color: tuple[int, int, int] = (60, 110, 40)) -> np.ndarray:
+def _mat(h: int = 480, w: int = 640, color: tuple[int, int, int] = (60, 110, 40)) -> npt.NDArray[np.uint8]:
     rng = np.random.default_rng(0)
     img = np.full((h, w, 3), color, np.float32) + rng.normal(0, 3, (h, w, 3))
     return np.clip(img, 0, 255).astype(np.uint8)
@@ -108,7 +110,7 @@ def test_rendered_frames_many() -> None:
     assert tally.recall >= 0.88 and tally.precision >= 0.93, tally.summary()
 
 
-def _real_labels(path: Path, w: int, h: int) -> list[np.ndarray]:
+def _real_labels(path: Path, w: int, h: int) -> list[npt.NDArray[np.float32]]:
     boxes = []
     for line in path.read_text().splitlines():
         if line.strip():
@@ -123,7 +125,8 @@ def test_real_photos_die_centers() -> None:
         pytest.skip("shared/real-dice is not beside the repository")
     tally = Tally()
     for jpg in sorted(REAL.glob("*.jpg")):
-        img = cv2.imread(str(jpg))
+        # a JPEG read in colour is always 8-bit BGR; cv2's stubs type it as any number
+        img = cast("npt.NDArray[np.uint8] | None", cv2.imread(str(jpg)))
         assert img is not None
         found = find_dice(img)
         boxes = _real_labels(jpg.with_suffix(".txt"), img.shape[1], img.shape[0])

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from benchmarks import real_dice
@@ -87,7 +89,7 @@ def test_missing_model(tmp_path: Path) -> None:
         load_session(tmp_path / "nope.onnx")
 
 
-def _square(x: float, y: float, edge: float) -> np.ndarray:
+def _square(x: float, y: float, edge: float) -> npt.NDArray[np.float32]:
     e = edge / 2
     return np.array([[x - e, y - e], [x + e, y - e], [x + e, y + e], [x - e, y + e]], np.float32)
 
@@ -190,7 +192,7 @@ def test_die_like_clutter_beside_dice_is_rarely_read_as_a_die() -> None:
 SQUARES_GAP = pytest.mark.xfail(strict=True, reason="shipped finder: printed squares read as dice (issue 13)")
 
 
-def _grid_paper(seed: int, pitch: float) -> np.ndarray:
+def _grid_paper(seed: int, pitch: float) -> npt.NDArray[np.uint8]:
     """A 1280x960 photo of blank grid paper (squares of `pitch` px), seen in perspective, lit unevenly."""
     rng = np.random.default_rng(seed)
     table = np.full((960, 1280, 3), 90, np.uint8)
@@ -269,7 +271,7 @@ def test_a_close_up_die_partly_outside_the_frame_is_never_read_clean() -> None:
         assert all(not d.clean for d in out), [(d.center, d.reason) for d in out]
 
 
-def _empty_windows(photo: real_dice.Photo, image: np.ndarray, size: int) -> list[np.ndarray]:
+def _empty_windows(photo: real_dice.Photo, image: npt.NDArray[np.uint8], size: int) -> list[npt.NDArray[np.uint8]]:
     """Windows of a real photo that hold no die: far from every labelled die and from the borders
     (where a die cut by the frame is not labelled)."""
     h, w = image.shape[:2]
@@ -291,7 +293,9 @@ def test_real_photos_without_dice_give_no_dice() -> None:
         pytest.skip("shared/real-dice is not beside the repository")
     windows = []
     for ph in real_dice.load(split="kept"):
-        img = cv2.imread(str(ph.path))
+        # a JPEG read in colour is always 8-bit BGR; cv2's stubs type it as any number
+        img = cast("npt.NDArray[np.uint8] | None", cv2.imread(str(ph.path)))
+        assert img is not None
         windows += _empty_windows(ph, img, 160)
     assert len(windows) >= 40
     found = [find_dice_net(wi) for wi in windows]

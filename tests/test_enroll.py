@@ -10,6 +10,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from companion.synth import FACES, HELD_OUT, DieTruth, Style, render_frame, style_by_name
@@ -41,10 +42,10 @@ class TruthFinder:
         self.truth: dict[bytes, list[DieTruth]] = {}
         self.rng = np.random.default_rng(0)
 
-    def remember(self, image: np.ndarray, dice: list[DieTruth]) -> None:
+    def remember(self, image: npt.NDArray[np.generic], dice: list[DieTruth]) -> None:
         self.truth[image.tobytes()[::997]] = dice
 
-    def __call__(self, image: np.ndarray) -> Sequence[DieTruth]:
+    def __call__(self, image: npt.NDArray[np.uint8]) -> Sequence[DieTruth]:
         dice = self.truth[image.tobytes()[::997]]
         return [DieTruth(d.center, jitter_corners(d.corners, self.rng), d.face, d.style, d.edge) for d in dice]
 
@@ -58,7 +59,9 @@ def _write_enrolment(root: Path, style: Style, seed: int, finder: TruthFinder | 
             path = root / face / f"frame-{j}.png"
             cv2.imwrite(str(path), frame.image)
             if finder is not None:
-                finder.remember(cv2.imread(str(path)), frame.dice)
+                written = cv2.imread(str(path))
+                assert written is not None
+                finder.remember(written, frame.dice)
 
 
 def _read_style(reader: FaceClassifier, style: Style, seeds: range) -> tuple[int, int, int]:
@@ -92,7 +95,7 @@ def test_enrol_a_held_out_set_then_read_it(tmp_path: Path, style_name: str) -> N
     assert right / n >= 0.97 and silent == 0, (n, right, silent)
 
 
-def _enrolment_crops(style: Style, seed: int, frames: int = 2, n_dice: int = 8) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _enrolment_crops(style: Style, seed: int, frames: int = 2, n_dice: int = 8) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Crops, motifs and frame numbers of `frames` frames per motif of one set."""
     xs, ys, fs = [], [], []
     rng = np.random.default_rng(seed)

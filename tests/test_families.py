@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from companion.synth import FACES, render_frame
@@ -42,7 +43,7 @@ def test_splits_are_whole_and_disjoint() -> None:
 
 
 def _mask(face: str, tentacle: str = "taper", arrangement: str = "row", elder: str = "star_solid",
-          lettering: str = "font:DejaVuSans", seed: int = 0) -> np.ndarray:
+          lettering: str = "font:DejaVuSans", seed: int = 0) -> npt.NDArray[np.float32]:
     return motif_mask(face, 128, lettering=lettering, tentacle=tentacle, arrangement=arrangement, elder=elder,
                       rng=np.random.default_rng(seed))
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from companion.synth.camera import Camera
@@ -53,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _blobs(mask: np.ndarray) -> int:
+def _blobs(mask: npt.NDArray[np.bool_]) -> int:
     n, _labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
     return int(sum(1 for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= 4))
 
@@ -86,7 +87,7 @@ def test_style_splits_are_disjoint_and_named_uniquely() -> None:
         pip_style("nonesuch")
 
 
-def _one_die(value: int, tilt: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def _one_die(value: int, tilt: float, seed: int = 0) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.float64]]:
     """A white die drawn at the image's centre on a plain light table; its top corners."""
     w = h = 240
     cam = Camera(w, h, distance=2.0 * w, tilt_deg=tilt, tilt_dir=0.3)
@@ -111,7 +112,7 @@ def test_oblique_views_show_side_pips_and_straight_views_do_not() -> None:
         img, top = _one_die(6, tilt)
         dark = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) < 100
         outside = dark.copy()
-        cv2.fillPoly(outside, [np.round(top).astype(np.int32)], 0)
+        cv2.fillPoly(outside, [np.round(top).astype(np.int32)], 0)  # type: ignore[arg-type]  # cv2 fills a bool mask; its stubs list only numeric dtypes
         assert bool(outside.sum() > 20) == sides, tilt
 
 

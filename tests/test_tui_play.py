@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 from companion.record.replay import replay_text
 from companion.rules import Options
 from companion.secretary import Secretary
@@ -288,7 +290,7 @@ async def test_a_turn_the_database_refuses_is_said_on_screen_and_not_accepted() 
         await rolloff(pilot)
         g = app.session.game
 
-        def refuse(*_args: object, **_kw: object) -> object:
+        def refuse(*_args: object, **_kw: object) -> NoReturn:
             raise StoreError("the database cannot be written: disk I/O error")
 
         app.secretary.store.append = refuse  # type: ignore[method-assign]

@@ -9,12 +9,14 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from companion.synth import HELD_OUT, TRAIN, DiePlacement, render_frame, render_placed
 from companion.vision import read as read_mod
 from companion.vision.crop import cut_faces
-from companion.vision.read import Reader, load_image, read_images
+from companion.vision.image_file import load_image
+from companion.vision.read import Reader, read_images
 from companion.vision.read_cli import add_commands
 from companion.vision.scoring import Tally, tally_frame
 
@@ -34,7 +36,7 @@ class FakeClassifier:
     def __init__(self) -> None:
         self.batches: list[int] = []
 
-    def classify(self, crops: np.ndarray) -> list[_Face]:
+    def classify(self, crops: npt.NDArray[np.uint8]) -> list[_Face]:
         self.batches.append(len(crops))
         out = []
         for c in crops:
@@ -42,7 +44,7 @@ class FakeClassifier:
             out.append(_Face("3" if red > 0.5 else "?", red))
         return out
 
-    def read(self, image: np.ndarray, corners: list[np.ndarray]) -> list[_Face]:
+    def read(self, image: npt.NDArray[np.uint8], corners: list[npt.NDArray[np.float32]]) -> list[_Face]:
         return self.classify(cut_faces(image, corners))
 
 
@@ -122,7 +124,7 @@ def test_time_excludes_decoding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     good, _ = _frame(tmp_path)
     slow_decode_s = 0.3
 
-    def slow_load(path: str) -> np.ndarray:
+    def slow_load(path: str) -> npt.NDArray[np.uint8]:
         import time
 
         time.sleep(slow_decode_s)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import wave
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from companion.rules import TABLE_K, call_text, parse_call
@@ -102,7 +104,7 @@ def test_hypothesis_tokens_become_a_call() -> None:
     assert parse_tokens("") is None
 
 
-def _write(path: Path, data: np.ndarray, rate: int, width: int = 2) -> None:
+def _write(path: Path, data: npt.NDArray[np.integer[Any]], rate: int, width: int = 2) -> None:
     channels = 1 if data.ndim == 1 else data.shape[1]
     with wave.open(str(path), "wb") as w:
         w.setnchannels(channels)
@@ -111,7 +113,7 @@ def _write(path: Path, data: np.ndarray, rate: int, width: int = 2) -> None:
         w.writeframes(data.tobytes())
 
 
-def _peak_hz(x: np.ndarray) -> float:
+def _peak_hz(x: npt.NDArray[np.int16]) -> float:
     spec = np.abs(np.fft.rfft(x.astype(np.float64)))
     return float(np.argmax(spec) * RATE / x.size)
 
