@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from benchmarks import real_dice
+from companion.evaluation.scoring import Tally, tally_frame
 from companion.synth import HELD_OUT, render_frame
 from companion.synth.closeup import render_closeup
 from companion.synth.squares import lay_over, paste_markers
@@ -24,7 +25,6 @@ from companion.vision.detect_net import (
     second_look,
     select,
 )
-from companion.vision.scoring import Tally, tally_frame
 
 pytestmark = pytest.mark.skipif(not default_detector_path().is_file(), reason="detector model not built")
 

@@ -11,9 +11,9 @@ import cv2
 import numpy as np
 import pytest
 
+from companion.evaluation.scoring import match_points
 from companion.synth import TRAIN
 from companion.vision.detect import find_dice
-from companion.vision.scoring import match_points
 from companion.vision.sources import (
     CameraUnavailable,
     EndOfFrames,
