@@ -13,6 +13,7 @@ import pytest
 
 from companion.evaluation.scoring import match_points
 from companion.synth import TRAIN
+from companion.synth.simtable import SimulatedTable
 from companion.vision.detect import find_dice
 from companion.vision.sources import (
     CameraUnavailable,
@@ -22,7 +23,6 @@ from companion.vision.sources import (
     ImageFilesSource,
     PiCameraSource,
     Reconnecting,
-    SimulatedTable,
     WebcamSource,
     frames,
     preview_of,
