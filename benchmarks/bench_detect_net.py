@@ -36,9 +36,10 @@ from companion.evaluation.scoring import Tally, outside_frame, tally_frame  # no
 from companion.synth import HELD_OUT, render_frame  # noqa: E402
 from companion.synth.frame import RenderedFrame  # noqa: E402
 from companion.synth.styles import VALIDATION, Style  # noqa: E402
-from companion.vision.detect import FoundDie, find_dice  # noqa: E402
+from companion.vision.detect import find_dice  # noqa: E402
 from companion.vision.detect_both import find_dice_both  # noqa: E402
 from companion.vision.detect_net import find_dice_net  # noqa: E402
+from companion.vision.found import FoundDie  # noqa: E402
 
 Finder = Callable[[np.ndarray], list[FoundDie]]
 

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from companion.evaluation.scoring import Tally, box_polygon, corner_error, match_points, tally_frame
 from companion.synth import HELD_OUT, TRAIN, DiePlacement, render_frame, render_placed
-from companion.vision.detect import FoundDie, find_dice
+from companion.vision.detect import find_dice
+from companion.vision.found import FoundDie
 from companion.vision.geometry import order_corners
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "real-dice"

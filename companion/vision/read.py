@@ -19,8 +19,9 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision.crop import CROP_SIZE
-from companion.vision.detect import DetectorSettings, FoundDie, find_dice
+from companion.vision.detect import DetectorSettings, find_dice
 from companion.vision.detect_net import weigh_sizes_again
+from companion.vision.found import FoundDie
 from companion.vision.image_file import ImageFileError as ReadError  # an image that cannot be read
 from companion.vision.image_file import load_image
 
