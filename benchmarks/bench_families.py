@@ -28,7 +28,7 @@ from benchmarks.machine import describe  # noqa: E402
 from companion.evaluation.enrol_sim import SimulatedEnrolment  # noqa: E402
 from companion.evaluation.scoring import match_points, outside_frame  # noqa: E402
 from companion.synth import render_frame  # noqa: E402
-from companion.synth.families import family_styles  # noqa: E402
+from companion.synth.family_sets import family_styles  # noqa: E402
 from companion.synth.glyphs import letterings  # noqa: E402
 from companion.synth.styles import Style  # noqa: E402
 from companion.vision.classify import UNKNOWN, FaceClassifier  # noqa: E402

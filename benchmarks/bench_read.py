@@ -36,7 +36,7 @@ from companion.synth.frame import RenderedFrame  # noqa: E402
 from companion.synth.styles import VALIDATION  # noqa: E402
 from companion.vision.classify import FaceClassifier, default_enrol_model_path  # noqa: E402
 from companion.vision.detect_net import NetSettings, find_dice_net  # noqa: E402
-from companion.vision.read import Finder, make_finder  # noqa: E402
+from companion.vision.finders import Finder, make_finder  # noqa: E402
 
 SPLITS = {"held-out": (HELD_OUT, 5000), "validation": (VALIDATION, 7000)}
 

@@ -50,7 +50,7 @@ from refit_not_die import pip_dice  # noqa: E402
 from companion.evaluation.scoring import match_points, outside_frame  # noqa: E402
 from companion.synth import render_frame  # noqa: E402
 from companion.synth.crops import background_squares  # noqa: E402
-from companion.synth.families import family_styles  # noqa: E402
+from companion.synth.family_sets import family_styles  # noqa: E402
 from companion.synth.nondie import non_die_crops  # noqa: E402
 from companion.synth.pips import PIP_VALIDATION  # noqa: E402
 from companion.synth.styles import VALIDATION, Style  # noqa: E402

@@ -107,9 +107,10 @@ def main(argv: list[str] | None = None) -> int:
     from companion.vision.classify import ModelError
     from companion.vision.detect_net import DetectorModelError
     from companion.vision.enroll import EnrolmentError
+    from companion.vision.finders import FINDERS
     from companion.vision.image_file import ImageFileError as ReadError
     from companion.vision.image_file import load_image
-    from companion.vision.read import FINDERS, Reader
+    from companion.vision.read import Reader
 
     ap = argparse.ArgumentParser(prog="python -m companion.evaluation.draw", description=__doc__.splitlines()[0])
     ap.add_argument("images", nargs="+", metavar="IMAGE")
