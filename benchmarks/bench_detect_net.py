@@ -32,13 +32,14 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 from benchmarks import real_dice  # noqa: E402
+from companion.evaluation.scoring import Tally, outside_frame, tally_frame  # noqa: E402
 from companion.synth import HELD_OUT, render_frame  # noqa: E402
 from companion.synth.frame import RenderedFrame  # noqa: E402
 from companion.synth.styles import VALIDATION, Style  # noqa: E402
-from companion.vision.detect import FoundDie, find_dice  # noqa: E402
+from companion.vision.detect import find_dice  # noqa: E402
 from companion.vision.detect_both import find_dice_both  # noqa: E402
 from companion.vision.detect_net import find_dice_net  # noqa: E402
-from companion.vision.scoring import Tally, outside_frame, tally_frame  # noqa: E402
+from companion.vision.found import FoundDie  # noqa: E402
 
 Finder = Callable[[np.ndarray], list[FoundDie]]
 

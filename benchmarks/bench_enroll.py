@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 from benchmarks.machine import describe  # noqa: E402
 from companion.vision.classify import FaceClassifier  # noqa: E402
 from companion.vision.enroll import collect, fit_profile  # noqa: E402
-from companion.vision.read import DEFAULT_FINDER, make_finder  # noqa: E402
+from companion.vision.finders import DEFAULT_FINDER, make_finder  # noqa: E402
 
 DEFAULT_DIR = Path(__file__).resolve().parents[2] / "shared" / "foreign-art" / "enroll" / "jade"
 

@@ -7,7 +7,7 @@ Sets of dice are drawn from drawing families that training never saw
 tentacle drawings, arrangements and Elder Signs). Each set is read on
 1280x960 frames of 20 dice, end to end with the learned finder, by the
 shipped model alone and after enrolling that set as a table would (two
-frames per motif, companion.vision.enrol_sim). Dice half outside the frame
+frames per motif, companion.evaluation.enrol_sim). Dice half outside the frame
 are left out. Reported overall and per family: read right, silent errors (a
 wrong motif, not `?`) and `?`; an I die counts for its typeface family, a
 tentacle die for its drawing and its arrangement, an E die for its sign.
@@ -25,14 +25,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 from benchmarks.machine import describe  # noqa: E402
+from companion.evaluation.enrol_sim import SimulatedEnrolment  # noqa: E402
+from companion.evaluation.scoring import match_points, outside_frame  # noqa: E402
 from companion.synth import render_frame  # noqa: E402
-from companion.synth.families import family_styles  # noqa: E402
+from companion.synth.family_sets import family_styles  # noqa: E402
 from companion.synth.glyphs import letterings  # noqa: E402
 from companion.synth.styles import Style  # noqa: E402
 from companion.vision.classify import UNKNOWN, FaceClassifier  # noqa: E402
 from companion.vision.detect_net import find_dice_net  # noqa: E402
-from companion.vision.enrol_sim import SimulatedEnrolment  # noqa: E402
-from companion.vision.scoring import match_points, outside_frame  # noqa: E402
 
 FIRST_SEED = 80_000
 

@@ -27,13 +27,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 from benchmarks import real_dice  # noqa: E402
+from companion.evaluation.scoring import match_points  # noqa: E402
 from companion.synth import HELD_OUT, render_frame  # noqa: E402
-from companion.synth.families import family_styles  # noqa: E402
+from companion.synth.family_sets import family_styles  # noqa: E402
 from companion.vision.classify import FaceClassifier, default_model_path  # noqa: E402
 from companion.vision.crop import cut_faces  # noqa: E402
 from companion.vision.detect_net import find_dice_net  # noqa: E402
 from companion.vision.image_file import load_image  # noqa: E402
-from companion.vision.scoring import match_points  # noqa: E402
 
 JADE = Path(__file__).resolve().parents[2] / "shared" / "foreign-art" / "test" / "jade"
 

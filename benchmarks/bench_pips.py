@@ -32,8 +32,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.machine import describe  # noqa: E402
+from companion.vision.finders import make_finder  # noqa: E402
 from companion.vision.pips import PIP_FACES, PipClassifier  # noqa: E402
-from companion.vision.read import UNKNOWN, Reader, load_image, make_finder  # noqa: E402
+from companion.vision.read import UNKNOWN, Reader, load_image  # noqa: E402
 
 REAL = Path(os.environ.get("REAL_DICE", str(REPO.parent / "shared" / "real-dice")))
 MATCH_PX = 30.0

@@ -9,7 +9,7 @@ bench_detect_net.py. For each frame the table's dice set(s) are enrolled the
 way `vision enroll` does it: one frame per motif with 12 dice of the set, the
 dice found by the same finder, `fit_profile`; then the frame is read with that
 profile (and, for comparison, with the shipped model alone). Scores by
-companion.vision.scoring: a die whose top face is partly outside the frame is
+companion.evaluation.scoring: a die whose top face is partly outside the frame is
 half hidden, and '?' is right for it (VISION.md), a wrong motif is not.
 Set BENCH_CACHE=/some/dir to reuse rendered frames between runs.
 """
@@ -29,14 +29,14 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 from benchmarks.bench_detect_net import frames  # noqa: E402
+from companion.evaluation.enrol_sim import SimulatedEnrolment  # noqa: E402
+from companion.evaluation.scoring import Tally, outside_frame, tally_frame  # noqa: E402
 from companion.synth import HELD_OUT  # noqa: E402
 from companion.synth.frame import RenderedFrame  # noqa: E402
 from companion.synth.styles import VALIDATION  # noqa: E402
 from companion.vision.classify import FaceClassifier, default_enrol_model_path  # noqa: E402
 from companion.vision.detect_net import NetSettings, find_dice_net  # noqa: E402
-from companion.vision.enrol_sim import SimulatedEnrolment  # noqa: E402
-from companion.vision.read import Finder, make_finder  # noqa: E402
-from companion.vision.scoring import Tally, outside_frame, tally_frame  # noqa: E402
+from companion.vision.finders import Finder, make_finder  # noqa: E402
 
 SPLITS = {"held-out": (HELD_OUT, 5000), "validation": (VALIDATION, 7000)}
 

@@ -18,9 +18,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
+from companion.evaluation.scoring import Tally, tally_frame  # noqa: E402
 from companion.synth import HELD_OUT, render_frame  # noqa: E402
 from companion.vision.detect import find_dice  # noqa: E402
-from companion.vision.scoring import Tally, tally_frame  # noqa: E402
 
 SIZES = ((1280, 960), (2304, 1296))
 

@@ -20,7 +20,7 @@ HERE = Path(__file__).resolve().parent / "samples"
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT))
 
-from companion.vision.sources import SimulatedTable  # noqa: E402
+from companion.synth.simtable import SimulatedTable  # noqa: E402
 
 CONTENTS = {"rolling area": list("I23E1I"), "cult 1": list("I33E"), "cult 2": list("I12"), "cult 3": list("E")}
 QUALITY = 88

@@ -174,9 +174,11 @@ def check_profile(ctx: Context) -> Check:
             f"enrol your dice: `companion vision enroll DIR --out {folder}` (docs/raspberry-pi.md)",
         )
     try:
-        from .vision.enroll import load_reader
+        from .vision.classify import FaceClassifier, default_enrol_model_path
+        from .vision.enroll import Profile
 
-        profile = load_reader(folder, None).profile
+        # checked against the model it reads with, as vision.enroll.load_reader does
+        profile = Profile.load(folder, FaceClassifier(default_enrol_model_path()))
     except Exception as exc:  # a broken profile is one sentence, not a traceback
         return Check(
             "enrolment",
@@ -184,10 +186,8 @@ def check_profile(ctx: Context) -> Check:
             f"the profile in {folder} does not load: {exc}",
             "enrol the dice again",
         )
-    summary = (
-        f"profile {folder}: {profile.summary()}" if profile is not None else f"profile {folder}"
-    )
-    check = profile.check if profile is not None else None
+    summary = f"profile {folder}: {profile.summary()}"
+    check = profile.check
     if check is not None and check.dice and check.accuracy < PROFILE_WARN_BELOW:
         return Check(
             "enrolment",

@@ -47,16 +47,16 @@ import onnx  # noqa: E402
 from faceeval import choose_threshold, fit_temperature, scores  # noqa: E402
 from refit_not_die import pip_dice  # noqa: E402
 
+from companion.evaluation.scoring import match_points, outside_frame  # noqa: E402
 from companion.synth import render_frame  # noqa: E402
 from companion.synth.crops import background_squares  # noqa: E402
-from companion.synth.families import family_styles  # noqa: E402
+from companion.synth.family_sets import family_styles  # noqa: E402
 from companion.synth.nondie import non_die_crops  # noqa: E402
 from companion.synth.pips import PIP_VALIDATION  # noqa: E402
 from companion.synth.styles import VALIDATION, Style  # noqa: E402
 from companion.vision.classify import FACES, NOT_A_DIE, FaceClassifier  # noqa: E402
 from companion.vision.crop import cut_faces  # noqa: E402
 from companion.vision.detect_net import find_dice_net  # noqa: E402
-from companion.vision.scoring import match_points, outside_frame  # noqa: E402
 
 TARGET = 0.0001
 FAMILY_TARGET = 0.002

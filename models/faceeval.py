@@ -21,9 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from companion.synth.crops import jitter_corners  # noqa: E402
 from companion.synth.frame import FACES, render_frame  # noqa: E402
 from companion.synth.styles import Style  # noqa: E402
-from companion.vision.classify import READ_ROTATIONS, FaceClassifier, softmax  # noqa: E402
+from companion.vision.classify import READ_ROTATIONS, FaceClassifier, rotation_embeddings, softmax  # noqa: E402
 from companion.vision.crop import cut_face  # noqa: E402
-from companion.vision.enroll import fit_profile, model_digest, rotation_embeddings  # noqa: E402
+from companion.vision.enroll import fit_profile, model_digest  # noqa: E402
 
 F32 = npt.NDArray[np.float32]
 

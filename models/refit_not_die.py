@@ -37,7 +37,7 @@ import onnx  # noqa: E402
 from onnx import numpy_helper  # noqa: E402
 
 from companion.synth.crops import NOT_DIE, jitter_corners, make_crops  # noqa: E402
-from companion.synth.families import family_styles  # noqa: E402
+from companion.synth.family_sets import family_styles  # noqa: E402
 from companion.synth.nondie import non_die_crops  # noqa: E402
 from companion.synth.pip_frame import render_pip_frame  # noqa: E402
 from companion.synth.pips import PIP_TRAIN, PipStyle  # noqa: E402

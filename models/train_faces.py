@@ -30,7 +30,7 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
 from companion.synth.crops import NOT_DIE, CropSet, make_crops  # noqa: E402
-from companion.synth.families import family_styles  # noqa: E402
+from companion.synth.family_sets import family_styles  # noqa: E402
 from companion.synth.frame import FACES  # noqa: E402
 from companion.synth.nondie import non_die_crops  # noqa: E402
 from companion.synth.styles import TRAIN  # noqa: E402

@@ -12,10 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from companion.evaluation.scoring import Tally, box_polygon, corner_error, match_points, tally_frame
 from companion.synth import HELD_OUT, TRAIN, DiePlacement, render_frame, render_placed
-from companion.vision.detect import FoundDie, find_dice
+from companion.vision.detect import find_dice
+from companion.vision.found import FoundDie
 from companion.vision.geometry import order_corners
-from companion.vision.scoring import Tally, box_polygon, corner_error, match_points, tally_frame
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "real-dice"
 WHITE = next(s for s in TRAIN if s.body.name == "white" and s.ink_name == "black")

@@ -7,7 +7,7 @@ from companion.synth.styles import HELD_OUT
 from companion.vision.detect import find_dice
 from companion.vision.detect_both import find_dice_both
 from companion.vision.detect_net import find_dice_net
-from companion.vision.read import DEFAULT_FINDER, FINDERS, make_finder
+from companion.vision.finders import DEFAULT_FINDER, FINDERS, make_finder
 
 
 def _near(a: tuple[float, float], b: tuple[float, float], r: float) -> bool:

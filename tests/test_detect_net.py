@@ -11,11 +11,11 @@ import numpy.typing as npt
 import pytest
 
 from benchmarks import real_dice
+from companion.evaluation.scoring import Tally, tally_frame
 from companion.synth import HELD_OUT, render_frame
 from companion.synth.closeup import render_closeup
 from companion.synth.squares import lay_over, paste_markers
 from companion.synth.table import SQUARE_SURFACE
-from companion.vision.detect import FoundDie
 from companion.vision.detect_net import (
     Candidate,
     DetectorModelError,
@@ -26,7 +26,7 @@ from companion.vision.detect_net import (
     second_look,
     select,
 )
-from companion.vision.scoring import Tally, tally_frame
+from companion.vision.found import FoundDie
 
 pytestmark = pytest.mark.skipif(not default_detector_path().is_file(), reason="detector model not built")
 

@@ -1,4 +1,4 @@
-"""Drawing the reads on a photo (companion.vision.draw) and the real-photo split (benchmarks/real_dice.py)."""
+"""Drawing the reads on a photo (companion.evaluation.draw) and the real-photo split (benchmarks/real_dice.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from benchmarks import real_dice
-from companion.vision.draw import GREEN, ORANGE, RED, draw_reads, main, yolo_centers
+from companion.evaluation.draw import GREEN, ORANGE, RED, draw_reads, main, yolo_centers
 from companion.vision.read import DieReading
 
 
@@ -86,7 +86,7 @@ def test_the_split_on_the_shared_photos(shared_dir: Path) -> None:
 
 
 def test_truth_jsonl_gives_the_centers_of_its_own_image_only(tmp_path: Path) -> None:
-    from companion.vision.draw import jsonl_centers
+    from companion.evaluation.draw import jsonl_centers
 
     truth = tmp_path / "truth.jsonl"
     truth.write_text('{"image": "a.jpg", "dice": [{"x": 10.5, "y": 20, "face": "I"}]}\n'

@@ -16,7 +16,7 @@ import pytest
 from companion.synth import FACES, HELD_OUT, DieTruth, Style, render_frame, style_by_name
 from companion.synth.crops import jitter_corners
 from companion.vision import faces_cli
-from companion.vision.classify import UNKNOWN, FaceClassifier
+from companion.vision.classify import UNKNOWN, FaceClassifier, rotation_embeddings
 from companion.vision.crop import cut_face
 from companion.vision.enroll import (
     EnrolmentError,
@@ -24,7 +24,6 @@ from companion.vision.enroll import (
     enroll,
     fit_profile,
     load_reader,
-    rotation_embeddings,
 )
 
 MODEL = Path(__file__).resolve().parents[1] / "models" / "faces.onnx"
@@ -263,8 +262,7 @@ def test_held_out_styles_after_enrolment_meet_the_bar(clf: FaceClassifier) -> No
 def test_one_view_of_a_die_reads_as_four_do(clf: FaceClassifier) -> None:
     # The embedding is trained to be the same at every right angle, so a profile
     # read can embed fewer views of each die (READ_ROTATIONS) than four.
-    from companion.vision.classify import READ_ROTATIONS
-    from companion.vision.enroll import with_rotations
+    from companion.vision.classify import READ_ROTATIONS, with_rotations
 
     crops, labels, frames = _enrolment_crops(HELD_OUT[9], 2)
     prof = fit_profile(clf, crops, labels, frames)

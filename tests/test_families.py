@@ -13,9 +13,9 @@ from companion.synth.families import (
     NEW_ARRANGEMENTS,
     NEW_ELDER_SIGNS,
     NEW_TENTACLES,
-    family_styles,
     typefaces,
 )
+from companion.synth.family_sets import family_styles
 from companion.synth.glyphs import letterings
 from companion.synth.motifs import ARRANGEMENTS, TENTACLES, motif_mask
 

@@ -14,7 +14,7 @@ from companion.synth.frame import FACES
 from companion.synth.nondie import KINDS, non_die_crop, non_die_crops
 from companion.vision.classify import NOT_A_DIE, FaceClassifier, FaceReading
 from companion.vision.crop import CROP_SIZE, cut_faces
-from companion.vision.detect import FoundDie
+from companion.vision.found import FoundDie
 from companion.vision.read import Reader
 
 MODEL = Path(__file__).resolve().parents[1] / "models" / "faces.onnx"

@@ -270,7 +270,8 @@ def test_shipped_model_reads_the_development_photos(pips: PipClassifier) -> None
     measured in docs/vision.md). Pip values were never trained on them; these floors say
     where the shipped model stands (see models/PIPS_CARD.md), silent errors at the target."""
     from benchmarks import bench_pips
-    from companion.vision.read import Reader, make_finder
+    from companion.vision.finders import make_finder
+    from companion.vision.read import Reader
 
     if not bench_pips.REAL.is_dir():
         pytest.skip("shared/real-dice is not beside the repository")

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import pytest
 
+from companion.evaluation.enrol_sim import SimulatedEnrolment
+from companion.evaluation.scoring import Tally, outside_frame, tally_frame
 from companion.synth import HELD_OUT, render_frame
 from companion.vision.classify import FaceClassifier, default_model_path
 from companion.vision.detect_net import default_detector_path, find_dice_net
-from companion.vision.enrol_sim import SimulatedEnrolment
-from companion.vision.scoring import Tally, outside_frame, tally_frame
 
 pytestmark = [
     pytest.mark.slow,

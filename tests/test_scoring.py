@@ -1,10 +1,10 @@
-"""Scoring a reader against ground truth (companion.vision.scoring)."""
+"""Scoring a reader against ground truth (companion.evaluation.scoring)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from companion.vision.scoring import Tally, outside_frame, tally_frame
+from companion.evaluation.scoring import Tally, outside_frame, tally_frame
 
 
 def _sq(x: float, y: float, e: float = 40.0) -> np.ndarray:

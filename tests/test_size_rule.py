@@ -12,8 +12,8 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision.classify import FaceReading
-from companion.vision.detect import FoundDie
 from companion.vision.detect_net import Candidate, NetSettings, select, weigh_sizes_again
+from companion.vision.found import FoundDie
 from companion.vision.read import Reader
 
 

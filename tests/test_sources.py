@@ -11,9 +11,10 @@ import cv2
 import numpy as np
 import pytest
 
+from companion.evaluation.scoring import match_points
 from companion.synth import TRAIN
+from companion.synth.simtable import SimulatedTable
 from companion.vision.detect import find_dice
-from companion.vision.scoring import match_points
 from companion.vision.sources import (
     CameraUnavailable,
     EndOfFrames,
@@ -22,7 +23,6 @@ from companion.vision.sources import (
     ImageFilesSource,
     PiCameraSource,
     Reconnecting,
-    SimulatedTable,
     WebcamSource,
     frames,
     preview_of,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from companion.synth.simtable import SimulatedTable
 from companion.vision.seen import (
     CENTER,
     OFF_MAT,
@@ -17,7 +18,7 @@ from companion.vision.seen import (
     ZoneKind,
     check_layout,
 )
-from companion.vision.sources import FrameSourceError, SimulatedTable
+from companion.vision.sources import FrameSourceError
 from companion.vision.table import TableWatcher
 
 from .test_calibration import Read

@@ -51,8 +51,8 @@ def test_direct_camera_marks_unread_dice_and_secretary_fills_them() -> None:
 
 
 def test_the_demo_uses_the_vision_pipeline_only_when_it_reads_right() -> None:
-    from companion.vision.sources import SimulatedTable
-    from companion.vision.table import reads_a_test_table
+    from companion.evaluation.table_check import reads_a_test_table
+    from companion.synth.simtable import SimulatedTable
 
     drawn: list[SimulatedTable] = []
     real_read = SimulatedTable.read

@@ -12,13 +12,13 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from companion.evaluation.scoring import Tally, tally_frame
 from companion.synth import HELD_OUT, TRAIN, DiePlacement, render_frame, render_placed
 from companion.vision import read as read_mod
 from companion.vision.crop import cut_faces
 from companion.vision.image_file import load_image
 from companion.vision.read import Reader, read_images
 from companion.vision.read_cli import add_commands
-from companion.vision.scoring import Tally, tally_frame
 
 MODEL = Path(__file__).resolve().parents[1] / "models" / "faces.onnx"
 STYLE = next(s for s in TRAIN if s.body.name == "red")

@@ -17,7 +17,7 @@ from ..rules import Game
 from ..vision.seen import ROLLING_AREA, UNKNOWN, CameraError, FrameReader, Seen, TableZone
 
 if TYPE_CHECKING:
-    from ..vision.sources import SimulatedTable
+    from ..synth.simtable import SimulatedTable
     from ..vision.table import TableWatcher
 
 
@@ -68,7 +68,7 @@ class SimulatedCamera:
     def table(self, cults: int) -> SimulatedTable:
         """The vision engineers' simulated table, opened once (drawing the mat is slow)."""
         if self._table is None:
-            from ..vision.sources import SimulatedTable
+            from ..synth.simtable import SimulatedTable
 
             table = SimulatedTable(self._contents, seed=self.seed)
             table.calibration = table.calibration.with_cults(cults)

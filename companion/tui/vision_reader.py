@@ -14,7 +14,8 @@ def vision_reader(profile: Path | str | None = None) -> tuple[FrameReader | None
     right: a reader still in training would fill the demo with disputes.
     """
     try:
-        from ..vision.table import load_reader, reads_a_test_table
+        from ..evaluation.table_check import reads_a_test_table
+        from ..vision.table import load_reader
 
         reader = load_reader(profile)
         good = reads_a_test_table(reader)

@@ -22,7 +22,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -30,9 +30,6 @@ import numpy.typing as npt
 from companion.paths import shipped_model
 from companion.vision.crop import CROP_SIZE, cut_faces
 from companion.vision.onnx_session import cpu_session
-
-if TYPE_CHECKING:
-    from companion.vision.enroll import Profile
 
 FACES = ("I", "1", "2", "3", "E")
 NOT_A_DIE = "-"  # the sixth class of a model that knows non-dice; never reported as a face
@@ -49,6 +46,16 @@ F32 = npt.NDArray[np.float32]
 
 class ModelError(Exception):
     """The face model is missing, unreadable or not a face model."""
+
+
+class ProfileHead(Protocol):
+    """What reading needs of an enrolment profile (enroll.Profile)."""
+
+    @property
+    def threshold(self) -> float: ...
+    def read(self, rot_emb: F32) -> tuple[F32, npt.NDArray[np.bool_]]:
+        """Probabilities (N, 5) from embeddings at right angles (R, N, D), and the dice unlike any motif."""
+        ...
 
 
 ENROL_MODEL_ENV = "COMPANION_ENROL_MODEL"
@@ -114,7 +121,7 @@ def open_classifier(path: Path, what: str, classes: tuple[str, ...], *, env: str
 class FaceClassifier:
     """The face model, loaded once; call `read` or `classify` per frame."""
 
-    def __init__(self, path: str | Path | None = None, *, profile: Profile | None = None,
+    def __init__(self, path: str | Path | None = None, *, profile: ProfileHead | None = None,
                  threads: int = 2) -> None:
         self.path = Path(path) if path is not None else default_model_path()
         self._session, meta = open_classifier(self.path, "face", FACES, env=MODEL_ENV,
@@ -149,8 +156,6 @@ class FaceClassifier:
         """Calibrated probabilities (N, 5), the threshold that applies to them, dice unlike any
         motif, and crops that are no die at all."""
         if self.profile is not None:
-            from companion.vision.enroll import rotation_run
-
             logits, rot_emb = rotation_run(self, crops, READ_ROTATIONS)
             probs, unlike = self.profile.read(rot_emb)
             return probs, self.profile.threshold, unlike, self.motif_probabilities(logits)[1] >= self.not_die_threshold
@@ -174,3 +179,26 @@ class FaceClassifier:
     def read(self, image_bgr: npt.NDArray[np.uint8], corners: Sequence[npt.ArrayLike]) -> list[FaceReading]:
         """Read every die of a frame given the corners of each top face."""
         return self.classify(cut_faces(image_bgr, corners))
+
+
+def normalise(emb: F32) -> F32:
+    """Each embedding at unit length."""
+    return np.asarray(emb / (np.linalg.norm(emb, axis=-1, keepdims=True) + 1e-6), np.float32)
+
+
+def with_rotations(crops: npt.NDArray[np.uint8], rotations: int = 4) -> npt.NDArray[np.uint8]:
+    """Each crop at 0, 90, 180 and 270 degrees (the first `rotations` of them): (RN, ...), rotation-major."""
+    if rotations == 1:
+        return crops
+    return np.ascontiguousarray(np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(rotations)]))
+
+
+def rotation_run(classifier: FaceClassifier, crops: npt.NDArray[np.uint8], rotations: int = 4) -> tuple[F32, F32]:
+    """Logits of the crops as they are (N, C), and normalised embeddings at `rotations` right angles (R, N, D)."""
+    logits, emb = classifier.run(with_rotations(crops, rotations))
+    return logits[: len(crops)], normalise(emb.reshape(rotations, len(crops), -1))
+
+
+def rotation_embeddings(classifier: FaceClassifier, crops: npt.NDArray[np.uint8], rotations: int = 4) -> F32:
+    """Normalised embeddings of every crop at its right angles: (R, N, D), four unless told."""
+    return rotation_run(classifier, crops, rotations)[1]

@@ -25,6 +25,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from companion.vision.found import FoundDie
 from companion.vision.geometry import order_corners
 
 # VISION.md: a die's edge is 40..160 px in the frame.
@@ -39,29 +40,6 @@ _BRIGHT_ALLOWANCE = 1.08
 
 FloatArray = npt.NDArray[np.float32]
 ImageBGR = npt.NDArray[np.uint8]
-
-
-@dataclass(frozen=True)
-class FoundDie:
-    """One die in frame pixels.
-
-    ``corners`` is the top face, (4, 2) float32, clockwise in the image
-    starting from the corner nearest the top-left; ``edge`` its mean side.
-    ``clean`` is False when the die was found but its face cannot be cut out
-    reliably (merged with a neighbour, cut by the frame border, odd shape);
-    ``reason`` then says why in a few words. ``sized`` marks a sure find
-    whose size was weighed against the others' (the net finder's size rule),
-    so the rule can be weighed again once phantoms are known (``size_doubt``:
-    that rule is the only reason the die is not clean).
-    """
-
-    center: tuple[float, float]
-    corners: FloatArray
-    edge: float
-    clean: bool = True
-    reason: str = ""
-    sized: bool = False
-    size_doubt: bool = False
 
 
 @dataclass(frozen=True)

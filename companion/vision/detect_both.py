@@ -15,8 +15,9 @@ from dataclasses import replace
 import numpy as np
 import numpy.typing as npt
 
-from companion.vision.detect import FoundDie, find_dice
+from companion.vision.detect import find_dice
 from companion.vision.detect_net import find_dice_net
+from companion.vision.found import FoundDie
 
 
 def find_dice_both(image_bgr: npt.NDArray[np.uint8]) -> list[FoundDie]:

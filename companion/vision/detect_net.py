@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.paths import shipped_model
-from companion.vision.detect import FoundDie
+from companion.vision.found import FoundDie
 from companion.vision.geometry import order_corners
 from companion.vision.onnx_session import cpu_session
 

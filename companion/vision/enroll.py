@@ -38,9 +38,12 @@ from companion.vision.classify import (
     FaceClassifier,
     ModelError,
     default_enrol_model_path,
+    normalise,
+    rotation_embeddings,
     softmax,
 )
 from companion.vision.crop import cut_faces
+from companion.vision.finders import DEFAULT_FINDER, make_finder
 from companion.vision.image_file import ImageFileError, load_image
 
 F32 = npt.NDArray[np.float32]
@@ -67,30 +70,8 @@ class EnrolmentError(Exception):
     """Enrolment cannot proceed, or a profile cannot be read."""
 
 
-def _normalise(emb: F32) -> F32:
-    return np.asarray(emb / (np.linalg.norm(emb, axis=-1, keepdims=True) + 1e-6), np.float32)
-
-
 def model_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-
-
-def with_rotations(crops: npt.NDArray[np.uint8], rotations: int = 4) -> npt.NDArray[np.uint8]:
-    """Each crop at 0, 90, 180 and 270 degrees (the first `rotations` of them): (RN, ...), rotation-major."""
-    if rotations == 1:
-        return crops
-    return np.ascontiguousarray(np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(rotations)]))
-
-
-def rotation_run(classifier: FaceClassifier, crops: npt.NDArray[np.uint8], rotations: int = 4) -> tuple[F32, F32]:
-    """Logits of the crops as they are (N, C), and normalised embeddings at `rotations` right angles (R, N, D)."""
-    logits, emb = classifier.run(with_rotations(crops, rotations))
-    return logits[: len(crops)], _normalise(emb.reshape(rotations, len(crops), -1))
-
-
-def rotation_embeddings(classifier: FaceClassifier, crops: npt.NDArray[np.uint8], rotations: int = 4) -> F32:
-    """Normalised embeddings of every crop at its right angles: (R, N, D), four unless told."""
-    return rotation_run(classifier, crops, rotations)[1]
 
 
 @dataclass(frozen=True)
@@ -139,7 +120,7 @@ class Profile:
 
     def similarity(self, rot_emb: F32, motif: npt.NDArray[np.intp] | I64) -> F32:
         """Cosine of each die's rotation-averaged embedding with a motif's prototype."""
-        mean = _normalise(rot_emb.mean(axis=0))
+        mean = normalise(rot_emb.mean(axis=0))
         return np.asarray(np.sum(mean * self.prototypes[motif], axis=1), np.float32)
 
     def save(self, folder: str | Path) -> None:
@@ -203,7 +184,7 @@ def fit_head(embeddings: F32, labels: I64, offset: F32 | None = None, *, l2: flo
     held near zero: free, it learns the enrolment's share of each face (all
     equal), which a real roll does not have.
     """
-    x = _normalise(embeddings).astype(np.float64)
+    x = normalise(embeddings).astype(np.float64)
     n, dim = x.shape
     off = np.zeros((n, len(FACES))) if offset is None else np.asarray(offset, np.float64)
     k = len(FACES)
@@ -234,7 +215,7 @@ def _fit(rot_emb: F32, labels: I64) -> tuple[F32, F32, F32]:
     """Head and prototypes from rotation embeddings (4, N, D) of labelled dice."""
     d = rot_emb.shape[-1]
     w, b = fit_head(rot_emb.reshape(-1, d), np.tile(labels, 4))
-    protos = _normalise(np.stack([rot_emb[:, labels == k].reshape(-1, d).mean(axis=0) for k in range(len(FACES))]))
+    protos = normalise(np.stack([rot_emb[:, labels == k].reshape(-1, d).mean(axis=0) for k in range(len(FACES))]))
     return w, b, protos
 
 
@@ -376,8 +357,6 @@ Finder = Callable[[npt.NDArray[np.uint8]], Sequence[_Found]]
 
 def _default_finder() -> Finder:
     """The finder `vision read` uses by default: enrolment cuts the dice as reading will."""
-    from companion.vision.read import DEFAULT_FINDER, make_finder
-
     return make_finder(DEFAULT_FINDER)
 
 

@@ -8,7 +8,7 @@ import time
 from typing import TYPE_CHECKING
 
 from companion.vision.classify import FACES
-from companion.vision.read import DEFAULT_FINDER, FINDERS
+from companion.vision.finders import DEFAULT_FINDER, FINDERS
 
 if TYPE_CHECKING:
     from companion.vision.enroll import Profile
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 def _cmd_enroll(args: argparse.Namespace) -> int:
     from companion.vision.detect_net import DetectorModelError
     from companion.vision.enroll import EnrolmentError, enroll
-    from companion.vision.read import make_finder
+    from companion.vision.finders import make_finder
 
     start = time.perf_counter()
     try:

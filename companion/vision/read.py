@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -19,32 +19,14 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision.crop import CROP_SIZE
-from companion.vision.detect import DetectorSettings, FoundDie, find_dice
+from companion.vision.detect import DetectorSettings
 from companion.vision.detect_net import weigh_sizes_again
+from companion.vision.finders import DEFAULT_FINDER, Finder, make_finder
+from companion.vision.found import FoundDie
 from companion.vision.image_file import ImageFileError as ReadError  # an image that cannot be read
 from companion.vision.image_file import load_image
 
 UNKNOWN = "?"
-Finder = Callable[[npt.NDArray[np.uint8]], list[FoundDie]]
-#: "classic": OpenCV die finder (detect.py); "net": the learned one (detect_net.py);
-#: "both": both, and a die is read without doubt only where they agree (detect_both.py).
-FINDERS = ("both", "classic", "net")
-DEFAULT_FINDER = "net"  # better on every rendered figure and 2.5x faster; see docs/vision.md
-
-
-def make_finder(name: str, settings: DetectorSettings | None = None) -> Finder:
-    """The die finder called ``name``; the learned one loads its model here, not per frame."""
-    if name in ("net", "both"):
-        from companion.vision.detect_both import find_dice_both
-        from companion.vision.detect_net import find_dice_net, load_session
-
-        load_session()
-        return find_dice_net if name == "net" else find_dice_both
-    if name != "classic":
-        raise ValueError(f"unknown die finder {name!r}; use one of {', '.join(FINDERS)}")
-    return lambda image: find_dice(image, settings)
-
-
 class _Reading(Protocol):
     @property
     def face(self) -> str: ...

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from companion.vision.finders import DEFAULT_FINDER, FINDERS
 from companion.vision.mat import PAPER_MM, SLOTS_FOR_CULTS
-from companion.vision.read import DEFAULT_FINDER, FINDERS
 
 DICE_KINDS = ("motifs", "d6")
 
@@ -62,7 +62,8 @@ def cmd_read(args: argparse.Namespace) -> int:
     from companion.vision.classify import ModelError
     from companion.vision.detect_net import DetectorModelError
     from companion.vision.enroll import EnrolmentError
-    from companion.vision.read import Reader, make_finder, read_images
+    from companion.vision.finders import make_finder
+    from companion.vision.read import Reader, read_images
 
     if args.dice == "d6" and args.profile is not None:
         print("companion vision read: pip dice need no enrolment profile; leave out --profile with --dice d6.",

@@ -1,4 +1,4 @@
-"""Frame sources: the Pi camera, a webcam, recorded images, or the simulated table.
+"""Frame sources: the Pi camera, a webcam, recorded images (the simulated table is synth.simtable).
 
 Every source gives BGR uint8 frames through the same small interface. A
 camera that is missing or lost raises :class:`CameraUnavailable` with a
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol, Self, runtime_checkable
@@ -51,7 +51,7 @@ class FrameSource(Protocol):
     ) -> None: ...
 
 
-class _Source(ABC):
+class SourceBase(ABC):
     """Context manager plumbing and a default preview shared by the sources."""
 
     @abstractmethod
@@ -87,7 +87,7 @@ def preview_of(frame: Frame) -> npt.NDArray[np.uint8]:
     return np.asarray(cv2.resize(grey, size, interpolation=cv2.INTER_AREA), np.uint8)
 
 
-class PiCameraSource(_Source):
+class PiCameraSource(SourceBase):
     """The Raspberry Pi camera through picamera2.
 
     Two streams: ``main`` at full resolution for reading dice and ``lores``
@@ -171,7 +171,7 @@ class PiCameraSource(_Source):
                 self._cam = None
 
 
-class WebcamSource(_Source):
+class WebcamSource(SourceBase):
     """A USB webcam through OpenCV, with automatic exposure left to the camera."""
 
     def __init__(self, index: int = 0, size: tuple[int, int] | None = (1280, 960)) -> None:
@@ -204,7 +204,7 @@ class WebcamSource(_Source):
             self._cap = None
 
 
-class ImageFilesSource(_Source):
+class ImageFilesSource(SourceBase):
     """Frames from image files, or every image of a folder in name order (a replay)."""
 
     def __init__(self, paths: Sequence[Path | str] | Path | str, loop: bool = False) -> None:
@@ -251,58 +251,7 @@ class ImageFilesSource(_Source):
         self._files, self._next = [], 0
 
 
-# What the simulated table shows: zone name ("cult 1", "center", "rolling area")
-# -> faces of the dice lying there.
-TableContents = Mapping[str, Sequence[str]]
-
-
-class SimulatedTable(_Source):
-    """The play mat seen by a virtual camera, with the dice the game asks for.
-
-    ``contents`` is called for every frame and returns the faces to show per
-    zone (the TUI demo feeds it from the rules engine); dice are scattered
-    inside their zone's rectangle on the mat and drawn by the synth renderer.
-    """
-
-    def __init__(
-        self,
-        contents: Callable[[], TableContents],
-        calibration: Any = None,
-        seed: int = 0,
-        style: Any = None,
-    ) -> None:
-        from companion.vision.calibration import Calibration, nominal_calibration
-
-        self.calibration: Calibration = calibration or nominal_calibration((1280, 960))
-        self.contents, self.seed, self.style = contents, seed, style
-        self._frame_no = 0
-        self._mat: Frame | None = None
-        self.last_truth: list[tuple[str, float, float, str]] = []  # zone, x, y, face
-
-    def open(self) -> None:
-        from companion.vision.calibration import draw_mat_view
-
-        self._mat = draw_mat_view(self.calibration)
-        self._frame_no = 0
-
-    def read(self) -> Frame:
-        from companion.vision.simtable import draw_table
-
-        if self._mat is None:
-            raise FrameSourceError("the simulated table is not open")
-        frame, truth = draw_table(
-            self._mat, self.calibration, self.contents(), seed=self.seed, frame_no=self._frame_no,
-            style=self.style,
-        )
-        self._frame_no += 1
-        self.last_truth = truth
-        return frame
-
-    def close(self) -> None:
-        self._mat = None
-
-
-class Reconnecting(_Source):
+class Reconnecting(SourceBase):
     """Retries a source that lost its camera: close, wait, open again, read again."""
 
     def __init__(

@@ -19,7 +19,6 @@ from companion.vision.seen import (
     FrameReader,
     ReadDie,
     Seen,
-    TableZone,
     ZoneKind,
 )
 from companion.vision.settle import SettleDetector, wait_for_roll
@@ -27,7 +26,6 @@ from companion.vision.sources import (
     CameraUnavailable,
     FrameSource,
     PiCameraSource,
-    SimulatedTable,
     WebcamSource,
 )
 from companion.vision.zones import place_dice
@@ -119,23 +117,3 @@ def open_table_watcher(calibration: str | None, profile: str | None,
             src.close()
             raise
     raise CameraError("; ".join(errors) or "no camera found")
-
-
-#: A rendered table the reader must read right before the demo trusts it.
-_TEST_TABLE = {TableZone(ZoneKind.ROLLING): "I123EI", TableZone.layout(1): "I23", TableZone.layout(2): "E"}
-
-
-def reads_a_test_table(reader: FrameReader, seed: int = 11) -> bool:
-    """Does the reader see a rendered table as it was drawn (every die, every face)?"""
-    contents = {z.name: list(f) for z, f in _TEST_TABLE.items()}
-    table = SimulatedTable(lambda: contents, seed=seed)
-    table.calibration = table.calibration.with_cults(3)
-    table.open()
-    try:
-        watcher = TableWatcher(table, table.calibration, reader, roll_kinds=(ZoneKind.ROLLING, ZoneKind.CENTER))
-        watcher.set_cults(("1", "2", "3"))
-        seen = watcher.look(table.read())
-    finally:
-        table.close()
-    return sorted(seen.roll) == sorted(_TEST_TABLE[TableZone(ZoneKind.ROLLING)]) and all(
-        sorted(seen.layouts[str(z.seat)]) == sorted(f) for z, f in _TEST_TABLE.items() if z.seat)

@@ -1,5 +1,7 @@
 """The simulated table: dice the game asks for, drawn onto the play mat's zones.
 
+``SimulatedTable`` is the frame source that shows it (vision.sources holds the real ones).
+
 Dice are laid out on a loose grid inside their zone (so they never overlap),
 with positions that stay put while a zone's contents stay the same, and drawn
 by the synth renderer as a camera straight above the mat would see them.
@@ -9,7 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import cv2
 import numpy as np
@@ -18,8 +21,9 @@ import numpy.typing as npt
 from companion.synth.camera import Camera, photograph
 from companion.synth.dice import draw_die, face_texture, square
 from companion.synth.styles import TRAIN, Style
-from companion.vision.calibration import Calibration
+from companion.vision.calibration import Calibration, draw_mat_view, nominal_calibration
 from companion.vision.mat import Polygon
+from companion.vision.sources import Frame, FrameSourceError, SourceBase
 
 Truth = tuple[str, float, float, str]  # zone, x, y, face
 
@@ -125,3 +129,48 @@ def draw_table(
         c = top.mean(axis=0)
         truth.append((name, float(c[0]), float(c[1]), face))
     return photograph(img, frame_rng), truth
+
+
+# What the simulated table shows: zone name ("cult 1", "center", "rolling area")
+# -> faces of the dice lying there.
+TableContents = Mapping[str, Sequence[str]]
+
+
+class SimulatedTable(SourceBase):
+    """The play mat seen by a virtual camera, with the dice the game asks for.
+
+    ``contents`` is called for every frame and returns the faces to show per
+    zone (the TUI demo feeds it from the rules engine); dice are scattered
+    inside their zone's rectangle on the mat and drawn by the synth renderer.
+    """
+
+    def __init__(
+        self,
+        contents: Callable[[], TableContents],
+        calibration: Any = None,
+        seed: int = 0,
+        style: Any = None,
+    ) -> None:
+        self.calibration: Calibration = calibration or nominal_calibration((1280, 960))
+        self.contents, self.seed, self.style = contents, seed, style
+        self._frame_no = 0
+        self._mat: Frame | None = None
+        self.last_truth: list[Truth] = []
+
+    def open(self) -> None:
+        self._mat = draw_mat_view(self.calibration)
+        self._frame_no = 0
+
+    def read(self) -> Frame:
+        if self._mat is None:
+            raise FrameSourceError("the simulated table is not open")
+        frame, truth = draw_table(
+            self._mat, self.calibration, self.contents(), seed=self.seed, frame_no=self._frame_no,
+            style=self.style,
+        )
+        self._frame_no += 1
+        self.last_truth = truth
+        return frame
+
+    def close(self) -> None:
+        self._mat = None

@@ -18,8 +18,8 @@ from companion.synth import Style, render_frame, style_by_name
 from companion.synth.frame import FACES
 from companion.vision.classify import FaceClassifier
 from companion.vision.crop import cut_faces
-from companion.vision.detect import FoundDie
 from companion.vision.enroll import Profile, fit_profile
+from companion.vision.found import FoundDie
 
 Finder = Callable[[npt.NDArray[np.uint8]], Sequence[FoundDie]]
 FRAMES_PER_MOTIF = 2

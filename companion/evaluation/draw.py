@@ -1,6 +1,6 @@
 """Draw what the reader saw on a photo: each die's top face, its face or `?`, and against a truth, the misses.
 
-    python -m companion.vision.draw IMAGE... --out DIR [--finder net|both|classic] [--profile P]
+    python -m companion.evaluation.draw IMAGE... --out DIR [--finder net|both|classic] [--profile P]
 
 writes DIR/NAME.png for each image. A read die is outlined in green with its
 face and confidence, a doubtful one (`?`) in orange with the finder's reason.
@@ -107,11 +107,12 @@ def main(argv: list[str] | None = None) -> int:
     from companion.vision.classify import ModelError
     from companion.vision.detect_net import DetectorModelError
     from companion.vision.enroll import EnrolmentError
+    from companion.vision.finders import FINDERS
     from companion.vision.image_file import ImageFileError as ReadError
     from companion.vision.image_file import load_image
-    from companion.vision.read import FINDERS, Reader
+    from companion.vision.read import Reader
 
-    ap = argparse.ArgumentParser(prog="python -m companion.vision.draw", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m companion.evaluation.draw", description=__doc__.splitlines()[0])
     ap.add_argument("images", nargs="+", metavar="IMAGE")
     ap.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder for the drawn PNGs")
     ap.add_argument("--finder", choices=FINDERS, default="net")

@@ -1,0 +1,1 @@
+"""Measuring the vision against a truth: scoring reads, enrolment on rendered dice, drawing reads on a photo."""
