@@ -42,14 +42,26 @@ def _png(width: int, height: int, idat_length: int | None = None) -> bytes:
         return struct.pack(">I", n) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0" * 2_600_000), idat_length)
-            + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", ihdr)
+        + chunk(b"IDAT", zlib.compress(b"\0" * 2_600_000), idat_length)
+        + chunk(b"IEND", b"")
+    )
 
 
 def _wav(rate: int, channels: int, data: bytes, claim: int | None = None) -> bytes:
     size = len(data) if claim is None else claim
-    body = b"WAVE" + b"fmt " + struct.pack("<IHHIIHH", 16, 1, channels, rate, (rate * channels * 2) % 2**32,
-                                               channels * 2, 16) + b"data" + struct.pack("<I", size) + data
+    body = (
+        b"WAVE"
+        + b"fmt "
+        + struct.pack(
+            "<IHHIIHH", 16, 1, channels, rate, (rate * channels * 2) % 2**32, channels * 2, 16
+        )
+        + b"data"
+        + struct.pack("<I", size)
+        + data
+    )
     return b"RIFF" + struct.pack("<I", 4 + len(body)) + body
 
 
@@ -93,25 +105,67 @@ def build(folder: Path) -> list[Case]:
     with big.open("wb") as fh:
         fh.truncate(200 * 1024 * 1024)
     cases = [
-        Case("record", "Target in another script's digits", ["replay", write("sup.txt", '[Target "²"]\n' + base)]),
-        Case("record", "Target of 5000 digits", ["replay", write("t5000.txt", f'[Target "{"9" * 5000}"]\n' + base)]),
-        Case("record", "phase number of 5000 digits", ["replay", write("p.txt", base + "phase " + "1" * 5000 + "\n")]),
-        Case("record", "score of 4301 digits", ["replay", write("s.txt", base + "totals Anna +" + "7" * 4301 + "\n")]),
+        Case(
+            "record",
+            "Target in another script's digits",
+            ["replay", write("sup.txt", '[Target "²"]\n' + base)],
+        ),
+        Case(
+            "record",
+            "Target of 5000 digits",
+            ["replay", write("t5000.txt", f'[Target "{"9" * 5000}"]\n' + base)],
+        ),
+        Case(
+            "record",
+            "phase number of 5000 digits",
+            ["replay", write("p.txt", base + "phase " + "1" * 5000 + "\n")],
+        ),
+        Case(
+            "record",
+            "score of 4301 digits",
+            ["replay", write("s.txt", base + "totals Anna +" + "7" * 4301 + "\n")],
+        ),
         Case("record", "empty record", ["verify", write("empty.txt", "")]),
         Case("record", "200 MB file", ["replay", str(big)]),
-        Case("record", "standings with those", ["standings", str(folder / "sup.txt"), str(folder / "t5000.txt"),
-                                                str(folder / "p.txt")]),
+        Case(
+            "record",
+            "standings with those",
+            [
+                "standings",
+                str(folder / "sup.txt"),
+                str(folder / "t5000.txt"),
+                str(folder / "p.txt"),
+            ],
+        ),
     ]
     db = _database(folder)
     cases += [
-        Case("database", "tags with a flipped byte", ["verify", str(_damaged(
-            db, "tags.db", "UPDATE games SET tags = substr(tags, 1, 5) || 'X' || substr(tags, 7)"))]),
+        Case(
+            "database",
+            "tags with a flipped byte",
+            [
+                "verify",
+                str(
+                    _damaged(
+                        db,
+                        "tags.db",
+                        "UPDATE games SET tags = substr(tags, 1, 5) || 'X' || substr(tags, 7)",
+                    )
+                ),
+            ],
+        ),
         Case("database", "tags with a flipped byte (export)", ["export", str(folder / "tags.db")]),
-        Case("database", "seq not a number", ["verify", str(_damaged(db, "seq.db",
-                                                                     "UPDATE events SET seq = 'x' WHERE seq = 5"))]),
+        Case(
+            "database",
+            "seq not a number",
+            ["verify", str(_damaged(db, "seq.db", "UPDATE events SET seq = 'x' WHERE seq = 5"))],
+        ),
         Case("database", "seq not a number (export)", ["export", str(folder / "seq.db")]),
-        Case("database", "last events deleted", ["verify", str(_damaged(db, "cut.db",
-                                                                        "DELETE FROM events WHERE seq > 20"))]),
+        Case(
+            "database",
+            "last events deleted",
+            ["verify", str(_damaged(db, "cut.db", "DELETE FROM events WHERE seq > 20"))],
+        ),
         Case("database", "0-byte database", ["verify", write("zero.db", b"")]),
         Case("database", "no games", ["verify", str(_damaged(db, "none.db", "DELETE FROM games"))]),
     ]
@@ -119,20 +173,49 @@ def build(folder: Path) -> list[Case]:
         (folder / "enrol" / face).mkdir(parents=True)
         (folder / "enrol" / face / "a.png").write_bytes(_png(40000, 40000))
     cases += [
-        Case("image", "30000x30000 PNG (vision read)", ["vision", "read", write("big.png", _png(30000, 30000))]),
-        Case("image", "PNG chunk claiming 1 GB", ["vision", "read", write("chunk.png", _png(64, 64, 2**30))]),
-        Case("image", "40000x40000 PNG (vision enroll)", ["vision", "enroll", str(folder / "enrol"),
-                                                         "--out", str(folder / "profile")]),
-        Case("image", "enroll --out naming a file", ["vision", "enroll", str(folder / "enrol"), "--out",
-                                                     str(folder / "big.png")]),
-        Case("image", "40000x40000 PNG (calibrate)", ["calibrate", "--frame", str(folder / "enrol" / "I" / "a.png")]),
+        Case(
+            "image",
+            "30000x30000 PNG (vision read)",
+            ["vision", "read", write("big.png", _png(30000, 30000))],
+        ),
+        Case(
+            "image",
+            "PNG chunk claiming 1 GB",
+            ["vision", "read", write("chunk.png", _png(64, 64, 2**30))],
+        ),
+        Case(
+            "image",
+            "40000x40000 PNG (vision enroll)",
+            ["vision", "enroll", str(folder / "enrol"), "--out", str(folder / "profile")],
+        ),
+        Case(
+            "image",
+            "enroll --out naming a file",
+            ["vision", "enroll", str(folder / "enrol"), "--out", str(folder / "big.png")],
+        ),
+        Case(
+            "image",
+            "40000x40000 PNG (calibrate)",
+            ["calibrate", "--frame", str(folder / "enrol" / "I" / "a.png")],
+        ),
     ]
     cases += [
-        Case("wav", "32 KB claiming 1 Hz", ["voice", "hear", write("1hz.wav", _wav(1, 1, b"\0" * 32000))]),
-        Case("wav", "10 minutes of silence", ["voice", "hear", write("10min.wav", _wav(16000, 1, b"\0" * 16000 * 2 * 600))]),
+        Case(
+            "wav",
+            "32 KB claiming 1 Hz",
+            ["voice", "hear", write("1hz.wav", _wav(1, 1, b"\0" * 32000))],
+        ),
+        Case(
+            "wav",
+            "10 minutes of silence",
+            ["voice", "hear", write("10min.wav", _wav(16000, 1, b"\0" * 16000 * 2 * 600))],
+        ),
         Case("wav", "sample rate 0", ["voice", "hear", write("0hz.wav", _wav(0, 1, b"\0" * 3200))]),
-        Case("wav", "stereo cut inside a frame (read)", ["voice", "hear", write("cut.wav",
-                                                                                _wav(16000, 2, b"\1" * 3203))]),
+        Case(
+            "wav",
+            "stereo cut inside a frame (read)",
+            ["voice", "hear", write("cut.wav", _wav(16000, 2, b"\1" * 3203))],
+        ),
     ]
     return cases
 
@@ -145,13 +228,17 @@ def measure(argv: list[str], runs: int, folder: Path) -> tuple[float, float, int
     for _ in range(runs):
         with (folder / "out.txt").open("wb") as out, (folder / "err.txt").open("wb") as err:
             start = time.perf_counter()
-            proc = subprocess.Popen([sys.executable, "-m", "companion", *argv], stdout=out, stderr=err, env=env)
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "companion", *argv], stdout=out, stderr=err, env=env
+            )
             _, status, usage = os.wait4(proc.pid, 0)  # this child's own peak, not the runner's
             times.append(time.perf_counter() - start)
         proc.returncode = code = os.waitstatus_to_exitcode(status)
         peaks.append(usage.ru_maxrss / 1024)
-        text = ((folder / "err.txt").read_text(errors="replace").strip()
-                or (folder / "out.txt").read_text(errors="replace").strip()).splitlines()
+        text = (
+            (folder / "err.txt").read_text(errors="replace").strip()
+            or (folder / "out.txt").read_text(errors="replace").strip()
+        ).splitlines()
         said = text[-1] if text else ""
     return statistics.median(times), max(peaks), code, said
 
@@ -169,10 +256,14 @@ def main(argv: list[str] | None = None) -> None:
             seconds, mb, code, said = measure(case.argv, args.runs, folder)
             worst_s, worst_mb = max(worst_s, seconds), max(worst_mb, mb)
             flag = "" if seconds <= LIMIT_S and mb <= LIMIT_MB else "  OVER"
-            print(f"{case.family:<9} {case.name:<38} {code:>4} {seconds:>8.2f} {mb:>8.0f}  {said[:110]}{flag}",
-                  flush=True)
-    print(f"worst: {worst_s:.2f} s, {worst_mb:.0f} MB (limits {LIMIT_S:.0f} s, {LIMIT_MB:.0f} MB), "
-          "start-up and model loading included")
+            print(
+                f"{case.family:<9} {case.name:<38} {code:>4} {seconds:>8.2f} {mb:>8.0f}  {said[:110]}{flag}",
+                flush=True,
+            )
+    print(
+        f"worst: {worst_s:.2f} s, {worst_mb:.0f} MB (limits {LIMIT_S:.0f} s, {LIMIT_MB:.0f} MB), "
+        "start-up and model loading included"
+    )
 
 
 if __name__ == "__main__":

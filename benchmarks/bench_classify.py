@@ -41,15 +41,19 @@ def main() -> None:
     size_kb = clf.path.stat().st_size / 1024
     print(f"  model {clf.path.name}: {size_kb:.0f} KiB")
     print(f"  cut {len(crops)} crops: median {statistics.median(cut_ms):.2f} ms")
-    print(f"  classify {len(crops)} crops in one batch: median {statistics.median(run_ms):.2f} ms, "
-          f"p90 {float(np.percentile(run_ms, 90)):.2f} ms")
+    print(
+        f"  classify {len(crops)} crops in one batch: median {statistics.median(run_ms):.2f} ms, "
+        f"p90 {float(np.percentile(run_ms, 90)):.2f} ms"
+    )
     print(f"  classify 1 crop: median {statistics.median(one_ms):.2f} ms")
     # With an enrolment profile each die is embedded at READ_ROTATIONS right angles.
     enrol = FaceClassifier(default_enrol_model_path())
     every = render_frame(4, n_dice=DICE, styles=TRAIN, faces=list(FACES))  # enrols every motif
     labels = np.array([FACES.index(d.face) for d in every.dice])
     if len(set(labels.tolist())) == len(FACES):
-        enrol.profile = fit_profile(enrol, cut_faces(every.image, [d.corners for d in every.dice]), labels)
+        enrol.profile = fit_profile(
+            enrol, cut_faces(every.image, [d.corners for d in every.dice]), labels
+        )
         for _ in range(5):
             enrol.classify(crops)
         prof_ms = []
@@ -57,8 +61,10 @@ def main() -> None:
             t0 = time.perf_counter()
             enrol.classify(crops)
             prof_ms.append((time.perf_counter() - t0) * 1e3)
-        print(f"  classify {len(crops)} crops with a profile ({enrol.path.name}, {READ_ROTATIONS} views a die): median "
-              f"{statistics.median(prof_ms):.2f} ms, p90 {float(np.percentile(prof_ms, 90)):.2f} ms")
+        print(
+            f"  classify {len(crops)} crops with a profile ({enrol.path.name}, {READ_ROTATIONS} views a die): median "
+            f"{statistics.median(prof_ms):.2f} ms, p90 {float(np.percentile(prof_ms, 90)):.2f} ms"
+        )
 
 
 if __name__ == "__main__":

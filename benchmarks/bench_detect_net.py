@@ -44,7 +44,9 @@ from companion.vision.found import FoundDie  # noqa: E402
 Finder = Callable[[np.ndarray], list[FoundDie]]
 
 
-def frames(first: int, n: int, styles: Sequence[Style], size: tuple[int, int] = (1280, 960)) -> list[RenderedFrame]:
+def frames(
+    first: int, n: int, styles: Sequence[Style], size: tuple[int, int] = (1280, 960)
+) -> list[RenderedFrame]:
     """Rendered frames, cached under $BENCH_CACHE (if set) so repeated runs see the same pixels."""
     cache_dir = os.environ.get("BENCH_CACHE")
     key = f"{first}-{n}-{styles[0].name}-{len(styles)}-{size[0]}x{size[1]}.pkl".replace("/", "_")
@@ -60,7 +62,9 @@ def frames(first: int, n: int, styles: Sequence[Style], size: tuple[int, int] = 
     return out
 
 
-def evaluate(finder: Finder, fr: Sequence[RenderedFrame], clf: object | None) -> tuple[Tally, list[float]]:
+def evaluate(
+    finder: Finder, fr: Sequence[RenderedFrame], clf: object | None
+) -> tuple[Tally, list[float]]:
     tally = Tally()
     times = []
     for f in fr:
@@ -74,16 +78,23 @@ def evaluate(finder: Finder, fr: Sequence[RenderedFrame], clf: object | None) ->
             faces = ["?" if not d.clean else "x" for d in found]
         got = [(d.center[0], d.center[1], fc) for d, fc in zip(found, faces, strict=True)]
         h, w = f.image.shape[:2]
-        tally_frame(tally, got, [d.corners for d in f.dice],
-                    [d.face for d in f.dice] if clf is not None else None, [d.corners for d in found],
-                    [outside_frame(d.corners, w, h) for d in f.dice])
+        tally_frame(
+            tally,
+            got,
+            [d.corners for d in f.dice],
+            [d.face for d in f.dice] if clf is not None else None,
+            [d.corners for d in found],
+            [outside_frame(d.corners, w, h) for d in f.dice],
+        )
     return tally, times
 
 
 def real_photos(finder: Finder, split: str) -> real_dice.Score:
     """Centers on the real photos of ``split`` (kept / dev), matched within 30 px (benchmarks/real_dice.py)."""
-    return real_dice.score(real_dice.load(split=split),
-                           lambda img: [(d.center[0], d.center[1], d.clean) for d in finder(img)])
+    return real_dice.score(
+        real_dice.load(split=split),
+        lambda img: [(d.center[0], d.center[1], d.clean) for d in finder(img)],
+    )
 
 
 def sweep(n: int) -> None:
@@ -91,11 +102,16 @@ def sweep(n: int) -> None:
     fr = frames(7000, n, VALIDATION)
     for thr in (0.4, 0.45, 0.5, 0.55, 0.6):
         for low in (0.2, 0.3, 0.4, thr):
-            t, _ = evaluate(lambda im, a=thr, b=low: find_dice_net(im, threshold=a, low=b), fr, None)
+            t, _ = evaluate(
+                lambda im, a=thr, b=low: find_dice_net(im, threshold=a, low=b), fr, None
+            )
             clean_phantom = t.found - t.matched - t.extra_unsure
-            print(f"thr {thr:.2f} low {low:.3f}: recall {t.recall:.4f} precision {t.precision:.4f} "
-                  f"frames right {t.frames_right:.3f} phantoms given a face {clean_phantom} "
-                  f"phantoms '?' {t.extra_unsure}", flush=True)
+            print(
+                f"thr {thr:.2f} low {low:.3f}: recall {t.recall:.4f} precision {t.precision:.4f} "
+                f"frames right {t.frames_right:.3f} phantoms given a face {clean_phantom} "
+                f"phantoms '?' {t.extra_unsure}",
+                flush=True,
+            )
 
 
 def closeups(n: int) -> None:
@@ -112,13 +128,16 @@ def closeups(n: int) -> None:
             got = find_dice_net(f.image)
             ms.append((time.perf_counter() - t0) * 1000)
             x, y = f.dice[0].center
-            near = [d for d in got if (d.center[0] - x) ** 2 + (d.center[1] - y) ** 2 <= 30 ** 2]
+            near = [d for d in got if (d.center[0] - x) ** 2 + (d.center[1] - y) ** 2 <= 30**2]
             found += bool(near)
             clean += bool(near) and near[0].clean
             extra += len(got) - bool(near)
-        print(f"close-ups, die {what}: {n} frames: die found {found / n:.4f}, found and read clean "
-              f"{clean / n:.4f}, other finds {extra} (neighbours cut by the border included), "
-              f"median {statistics.median(ms):.1f} ms", flush=True)
+        print(
+            f"close-ups, die {what}: {n} frames: die found {found / n:.4f}, found and read clean "
+            f"{clean / n:.4f}, other finds {extra} (neighbours cut by the border included), "
+            f"median {statistics.median(ms):.1f} ms",
+            flush=True,
+        )
 
 
 FOREIGN = Path(__file__).resolve().parents[1].parent / "shared" / "foreign-art"
@@ -137,7 +156,11 @@ def foreign(finder: Finder, verbose: bool) -> None:
     score = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(score)
     for set_dir in sorted((FOREIGN / "test").iterdir()):
-        truth = [json.loads(line) for line in (set_dir / "truth.jsonl").read_text().splitlines() if line.strip()]
+        truth = [
+            json.loads(line)
+            for line in (set_dir / "truth.jsonl").read_text().splitlines()
+            if line.strip()
+        ]
         n_true = n_pred = n_match = n_clean_phantom = 0
         per_frame = []
         for t in truth:
@@ -146,12 +169,19 @@ def foreign(finder: Finder, verbose: bool) -> None:
             pairs = score.match(t["dice"], preds)
             matched = {j for _, j in pairs}
             phantoms = [d for j, d in enumerate(found) if j not in matched]
-            n_true, n_pred, n_match = n_true + len(t["dice"]), n_pred + len(preds), n_match + len(pairs)
+            n_true, n_pred, n_match = (
+                n_true + len(t["dice"]),
+                n_pred + len(preds),
+                n_match + len(pairs),
+            )
             n_clean_phantom += sum(d.clean for d in phantoms)
             per_frame.append((t["image"], len(t["dice"]) - len(pairs), len(phantoms)))
-        print(f"foreign {set_dir.name}, {len(truth)} frames: recall {n_match / max(n_true, 1):.4f} "
-              f"precision {n_match / max(n_pred, 1):.4f} ({n_true} dice, {n_pred} finds, {n_match} matched, "
-              f"{n_pred - n_match} phantoms of which {n_clean_phantom} clean)", flush=True)
+        print(
+            f"foreign {set_dir.name}, {len(truth)} frames: recall {n_match / max(n_true, 1):.4f} "
+            f"precision {n_match / max(n_pred, 1):.4f} ({n_true} dice, {n_pred} finds, {n_match} matched, "
+            f"{n_pred - n_match} phantoms of which {n_clean_phantom} clean)",
+            flush=True,
+        )
         if verbose:
             for name, missed, extra in per_frame:
                 if missed or extra:
@@ -163,12 +193,19 @@ def foreign(finder: Finder, verbose: bool) -> None:
             img = cv2.imread(str(p))
             h, w = img.shape[:2]
             got = finder(img)
-            near = [d for d in got if np.hypot(d.center[0] - w / 2, d.center[1] - h / 2) <= 0.25 * min(h, w)]
+            near = [
+                d
+                for d in got
+                if np.hypot(d.center[0] - w / 2, d.center[1] - h / 2) <= 0.25 * min(h, w)
+            ]
             found_n += bool(near)
             clean_n += bool(near) and near[0].clean
             extra += len(got) - bool(near)
-        print(f"foreign close-ups {set_dir.name}, {len(paths)}: die found {found_n}, found clean {clean_n}, "
-              f"other finds {extra}", flush=True)
+        print(
+            f"foreign close-ups {set_dir.name}, {len(paths)}: die found {found_n}, found clean {clean_n}, "
+            f"other finds {extra}",
+            flush=True,
+        )
 
 
 def squares(n: int, finder: Finder) -> None:
@@ -180,7 +217,10 @@ def squares(n: int, finder: Finder) -> None:
         f = render_frame(95_000 + i, n_dice=0, styles=HELD_OUT, surface_kind=SQUARE_SURFACE)
         got = finder(f.image)
         finds, clean, empty = finds + len(got), clean + sum(d.clean for d in got), empty + (not got)
-    print(f"square tables without dice, {n} frames: {empty} with no find, {finds} finds ({clean} clean)", flush=True)
+    print(
+        f"square tables without dice, {n} frames: {empty} with no find, {finds} finds ({clean} clean)",
+        flush=True,
+    )
 
 
 def timing() -> None:
@@ -195,10 +235,18 @@ def timing() -> None:
                     t0 = time.perf_counter()
                     found = fn(f.image)
                     ts.append((time.perf_counter() - t0) * 1000)
-                tally_frame(tally, [(d.center[0], d.center[1], "x" if d.clean else "?") for d in found],
-                            [d.corners for d in f.dice], None, [d.corners for d in found])
-            print(f"{size[0]}x{size[1]} {name}: median {statistics.median(ts):.1f} ms, "
-                  f"p95 {float(np.percentile(ts, 95)):.1f} ms; {tally.summary()}", flush=True)
+                tally_frame(
+                    tally,
+                    [(d.center[0], d.center[1], "x" if d.clean else "?") for d in found],
+                    [d.corners for d in f.dice],
+                    None,
+                    [d.corners for d in found],
+                )
+            print(
+                f"{size[0]}x{size[1]} {name}: median {statistics.median(ts):.1f} ms, "
+                f"p95 {float(np.percentile(ts, 95)):.1f} ms; {tally.summary()}",
+                flush=True,
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -207,14 +255,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--first", type=int, default=5000)
     ap.add_argument("--no-classical", action="store_true")
     ap.add_argument("--real", action="store_true")
-    ap.add_argument("--split", choices=("kept", "dev", "all"), default="all", help="with --real: which photos")
-    ap.add_argument("--finders", default="", help="with --real: comma-separated finders (default all)")
-    ap.add_argument("--verbose", action="store_true", help="with --real: list every miss and phantom")
+    ap.add_argument(
+        "--split", choices=("kept", "dev", "all"), default="all", help="with --real: which photos"
+    )
+    ap.add_argument(
+        "--finders", default="", help="with --real: comma-separated finders (default all)"
+    )
+    ap.add_argument(
+        "--verbose", action="store_true", help="with --real: list every miss and phantom"
+    )
     ap.add_argument("--time", action="store_true")
     ap.add_argument("--sweep", type=int, default=0, metavar="N")
     ap.add_argument("--closeups", type=int, default=0, metavar="N", help="N close-ups of one die")
-    ap.add_argument("--foreign", action="store_true", help="the finder alone on ../shared/foreign-art")
-    ap.add_argument("--squares", type=int, default=0, metavar="N", help="N frames of printed squares, no dice")
+    ap.add_argument(
+        "--foreign", action="store_true", help="the finder alone on ../shared/foreign-art"
+    )
+    ap.add_argument(
+        "--squares", type=int, default=0, metavar="N", help="N frames of printed squares, no dice"
+    )
     args = ap.parse_args(argv)
     if args.foreign:
         foreign(find_dice_net, args.verbose)
@@ -235,7 +293,10 @@ def main(argv: list[str] | None = None) -> int:
         named: list[tuple[str, Finder]] = [("net", find_dice_net), ("both", find_dice_both)]
         if not args.no_classical:
             named.append(("classic", find_dice))
-        for split, what in (("kept", "KEPT-ASIDE photos (N % 4 == 0)"), ("dev", "development photos")):
+        for split, what in (
+            ("kept", "KEPT-ASIDE photos (N % 4 == 0)"),
+            ("dev", "development photos"),
+        ):
             if args.split not in (split, "all"):
                 continue
             for name, fn in named:
@@ -244,12 +305,16 @@ def main(argv: list[str] | None = None) -> int:
                 t0 = time.perf_counter()
                 sc = real_photos(fn, split)
                 ms = (time.perf_counter() - t0) * 1000 / max(sc.photos, 1)
-                print(f"real photos, {what}, {name}: {sc.summary()}; {ms:.1f} ms a photo", flush=True)
+                print(
+                    f"real photos, {what}, {name}: {sc.summary()}; {ms:.1f} ms a photo", flush=True
+                )
                 if args.verbose:
                     for m in sc.misses:
                         print(f"  missed {m[0]} ({m[1]:.0f}, {m[2]:.0f})")
                     for ph in sc.phantoms:
-                        print(f"  phantom {ph[0]} ({ph[1]:.0f}, {ph[2]:.0f}) {'clean' if ph[3] else '?'}")
+                        print(
+                            f"  phantom {ph[0]} ({ph[1]:.0f}, {ph[2]:.0f}) {'clean' if ph[3] else '?'}"
+                        )
         return 0
     from companion.vision.classify import FaceClassifier
 
@@ -261,9 +326,12 @@ def main(argv: list[str] | None = None) -> int:
     for name, fn in finders:
         t, ms = evaluate(fn, fr, clf)
         phantoms = t.found - t.matched - t.extra_unsure
-        print(f"{name}: {t.summary()}\n  found {t.found}, matched {t.matched}, wrong faces {t.face_wrong}, "
-              f"phantoms given a face {phantoms}, phantoms '?' {t.extra_unsure}, "
-              f"median find {statistics.median(ms):.1f} ms", flush=True)
+        print(
+            f"{name}: {t.summary()}\n  found {t.found}, matched {t.matched}, wrong faces {t.face_wrong}, "
+            f"phantoms given a face {phantoms}, phantoms '?' {t.extra_unsure}, "
+            f"median find {statistics.median(ms):.1f} ms",
+            flush=True,
+        )
     return 0
 
 

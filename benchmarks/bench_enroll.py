@@ -27,7 +27,9 @@ DEFAULT_DIR = Path(__file__).resolve().parents[2] / "shared" / "foreign-art" / "
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("dir", nargs="?", default=str(DEFAULT_DIR))
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
@@ -51,9 +53,11 @@ def main() -> None:
     n = sum(found.frames_per_face.values())
     print(f"enrolment of {args.dir}: {n} frames, {len(found.labels)} dice; {describe()}")
     print(f"  models loaded in {load:.2f} s (once)")
-    print(f"  enrolment {statistics.median(walls):.2f} s median wall, {statistics.median(cpus):.2f} s CPU "
-          f"(finding and cutting {statistics.median(finds):.2f} s, embedding, fitting and self-check "
-          f"{statistics.median(fits):.2f} s), {args.runs} runs")
+    print(
+        f"  enrolment {statistics.median(walls):.2f} s median wall, {statistics.median(cpus):.2f} s CPU "
+        f"(finding and cutting {statistics.median(finds):.2f} s, embedding, fitting and self-check "
+        f"{statistics.median(fits):.2f} s), {args.runs} runs"
+    )
 
 
 if __name__ == "__main__":

@@ -59,16 +59,25 @@ class Count:
 
     def json(self) -> dict[str, float]:
         n = max(self.n, 1)
-        return {"dice": self.n, "right": self.right / n, "silent": self.silent / n, "unsure": self.unsure / n}
+        return {
+            "dice": self.n,
+            "right": self.right / n,
+            "silent": self.silent / n,
+            "unsure": self.unsure / n,
+        }
 
     def line(self, name: str) -> str:
         j = self.json()
-        return (f"{name:<32} {self.n:>6} {100 * j['right']:>8.2f}% {100 * j['silent']:>7.2f}% "
-                f"{100 * j['unsure']:>7.2f}%")
+        return (
+            f"{name:<32} {self.n:>6} {100 * j['right']:>8.2f}% {100 * j['silent']:>7.2f}% "
+            f"{100 * j['unsure']:>7.2f}%"
+        )
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--split", default="held_out", choices=("held_out", "validation"))
     ap.add_argument("--sets", type=int, default=24)
     ap.add_argument("--frames-per-set", type=int, default=2)
@@ -78,10 +87,15 @@ def main() -> None:
     t0 = time.time()
     clf = FaceClassifier(args.model)
     enrol = SimulatedEnrolment(clf, find_dice_net)
-    styles = family_styles(args.split, args.sets, FIRST_SEED + (0 if args.split == "held_out" else 1))
+    styles = family_styles(
+        args.split, args.sets, FIRST_SEED + (0 if args.split == "held_out" else 1)
+    )
     enrol.add_styles(styles)
     totals = {"shipped": Count(), "profile": Count()}
-    per: dict[str, dict[str, Count]] = {"shipped": defaultdict(Count), "profile": defaultdict(Count)}
+    per: dict[str, dict[str, Count]] = {
+        "shipped": defaultdict(Count),
+        "profile": defaultdict(Count),
+    }
     frames_all = {"shipped": [0, 0], "profile": [0, 0]}
     for i, style in enumerate(styles):
         profile = enrol.profile([style.name])
@@ -89,8 +103,11 @@ def main() -> None:
             f = render_frame(FIRST_SEED + 1000 + i * 10 + j, n_dice=20, styles=[style])
             h, w = f.image.shape[:2]
             found = [d for d in find_dice_net(f.image) if d.clean]
-            pairs = [(a, b) for a, b in match_points([d.center for d in found], [d.corners for d in f.dice])
-                     if not outside_frame(f.dice[b].corners, w, h)]
+            pairs = [
+                (a, b)
+                for a, b in match_points([d.center for d in found], [d.corners for d in f.dice])
+                if not outside_frame(f.dice[b].corners, w, h)
+            ]
             crops_corners = [found[a].corners for a, _ in pairs]
             for key, prof in (("shipped", None), ("profile", profile)):
                 clf.profile = prof
@@ -105,19 +122,26 @@ def main() -> None:
                 frames_all[key][0] += int(ok)
                 frames_all[key][1] += 1
     clf.profile = None
-    print(f"{args.split} drawing families, {len(styles)} sets, {sum(frames_all['shipped'][1:])} frames; "
-          f"{describe()}; {time.time() - t0:.0f} s")
+    print(
+        f"{args.split} drawing families, {len(styles)} sets, {sum(frames_all['shipped'][1:])} frames; "
+        f"{describe()}; {time.time() - t0:.0f} s"
+    )
     report: dict[str, object] = {"split": args.split, "sets": len(styles)}
     for key in ("shipped", "profile"):
-        print(f"\n== {'shipped model alone' if key == 'shipped' else 'after enrolment (2 frames per motif)'} ==")
+        print(
+            f"\n== {'shipped model alone' if key == 'shipped' else 'after enrolment (2 frames per motif)'} =="
+        )
         print(f"{'':<32} {'dice':>6} {'right':>9} {'silent':>8} {'?':>8}")
         print(totals[key].line("all dice"))
         for fam in sorted(per[key]):
             print(per[key][fam].line(fam))
         a, n = frames_all[key]
         print(f"frames with every whole die right: {a}/{n}")
-        report[key] = {"all": totals[key].json(), "frames_all_right": a / max(n, 1),
-                       "families": {k: v.json() for k, v in sorted(per[key].items())}}
+        report[key] = {
+            "all": totals[key].json(),
+            "frames_all_right": a / max(n, 1),
+            "families": {k: v.json() for k, v in sorted(per[key].items())},
+        }
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
 

@@ -56,11 +56,15 @@ class Count:
         return dict(vars(self))
 
     def line(self, name: str) -> str:
-        return (f"{name}: {self.frames} frames; real dice found {self.dice}, dropped as not a die {self.dice_dropped}; "
-                f"finds matching no die {self.phantoms}, dropped {self.phantoms_dropped}")
+        return (
+            f"{name}: {self.frames} frames; real dice found {self.dice}, dropped as not a die {self.dice_dropped}; "
+            f"finds matching no die {self.phantoms}, dropped {self.phantoms_dropped}"
+        )
 
 
-def flags(clf: FaceClassifier, image: np.ndarray) -> tuple[list[tuple[float, float]], list[np.ndarray], np.ndarray]:
+def flags(
+    clf: FaceClassifier, image: np.ndarray
+) -> tuple[list[tuple[float, float]], list[np.ndarray], np.ndarray]:
     found = find_dice_net(image)
     if not found:
         return [], [], np.zeros(0, bool)
@@ -69,7 +73,9 @@ def flags(clf: FaceClassifier, image: np.ndarray) -> tuple[list[tuple[float, flo
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--model", default=str(default_model_path()))
     ap.add_argument("--frames", type=int, default=40, help="rendered frames of each kind")
     ap.add_argument("--json", default=None)
@@ -80,7 +86,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(f"not_die_threshold {clf.not_die_threshold:.4f}")
     out: dict[str, dict[str, int]] = {}
-    for name, styles in (("held-out styles", HELD_OUT), ("held-out families", family_styles("held_out", 100, 95))):
+    for name, styles in (
+        ("held-out styles", HELD_OUT),
+        ("held-out families", family_styles("held_out", 100, 95)),
+    ):
         c = Count()
         for seed in range(95_000, 95_000 + args.frames):
             f = render_frame(seed, size=(1280, 960), styles=styles)
@@ -107,8 +116,10 @@ def main(argv: list[str] | None = None) -> int:
         out["real photos"] = c.to_json()
         print(c.line("real photos (pip dice)"), flush=True)
     if args.json:
-        Path(args.json).write_text(json.dumps({"model": args.model, "threshold": clf.not_die_threshold, **out},
-                                              indent=1) + "\n")
+        Path(args.json).write_text(
+            json.dumps({"model": args.model, "threshold": clf.not_die_threshold, **out}, indent=1)
+            + "\n"
+        )
     return 0
 
 

@@ -37,13 +37,22 @@ def _median_ms(fn: Callable[[], object]) -> float:
 
 
 def main() -> None:
-    print(f"bench_pi on {describe()}; frames {SIZE[0]}x{SIZE[1]}, 20 dice, median of {REPEATS} x {FRAMES} frames")
-    frames = [render_frame(900 + k, n_dice=20, size=SIZE, styles=HELD_OUT).image for k in range(FRAMES)]
+    print(
+        f"bench_pi on {describe()}; frames {SIZE[0]}x{SIZE[1]}, 20 dice, median of {REPEATS} x {FRAMES} frames"
+    )
+    frames = [
+        render_frame(900 + k, n_dice=20, size=SIZE, styles=HELD_OUT).image for k in range(FRAMES)
+    ]
     for threads in (1, 2):
         cv2.setNumThreads(threads)
         clf = FaceClassifier(threads=threads)
         clf.classify(cut_faces(frames[0], [d.corners for d in find_dice(frames[0])]))  # warm up
-        stages: dict[str, list[float]] = {"find dice": [], "cut crops": [], "classify": [], "total": []}
+        stages: dict[str, list[float]] = {
+            "find dice": [],
+            "cut crops": [],
+            "classify": [],
+            "total": [],
+        }
         for img in frames:
             found = find_dice(img)
             corners = [d.corners for d in found]
@@ -51,7 +60,13 @@ def main() -> None:
             stages["find dice"].append(_median_ms(lambda img=img: find_dice(img)))
             stages["cut crops"].append(_median_ms(lambda img=img, c=corners: cut_faces(img, c)))
             stages["classify"].append(_median_ms(lambda cr=crops, f=clf: f.classify(cr)))
-            stages["total"].append(_median_ms(lambda img=img, f=clf: f.classify(cut_faces(img, [d.corners for d in find_dice(img)]))))
+            stages["total"].append(
+                _median_ms(
+                    lambda img=img, f=clf: f.classify(
+                        cut_faces(img, [d.corners for d in find_dice(img)])
+                    )
+                )
+            )
         line = ", ".join(f"{k} {statistics.median(v):.1f} ms" for k, v in stages.items())
         print(f"  {threads} thread{'s' if threads > 1 else ''}: {line}")
     cv2.setNumThreads(os.cpu_count() or 1)

@@ -71,10 +71,15 @@ def truth(path: Path, width: int, height: int) -> list[tuple[float, float, int]]
     return out
 
 
-def match(reads: list[tuple[float, float]], dice: list[tuple[float, float, int]], px: float = MATCH_PX) -> list[tuple[int, int]]:
+def match(
+    reads: list[tuple[float, float]], dice: list[tuple[float, float, int]], px: float = MATCH_PX
+) -> list[tuple[int, int]]:
     """One-to-one (read, die) pairs within px, nearest first."""
-    cands = sorted((float(np.hypot(r[0] - d[0], r[1] - d[1])), i, j)
-                   for i, r in enumerate(reads) for j, d in enumerate(dice))
+    cands = sorted(
+        (float(np.hypot(r[0] - d[0], r[1] - d[1])), i, j)
+        for i, r in enumerate(reads)
+        for j, d in enumerate(dice)
+    )
     used_r: set[int] = set()
     used_d: set[int] = set()
     pairs = []
@@ -89,7 +94,10 @@ def match(reads: list[tuple[float, float]], dice: list[tuple[float, float, int]]
 @dataclass
 class Tally:
     per_value: dict[int, dict[str, int]] = field(
-        default_factory=lambda: {v: {"right": 0, "?": 0, "wrong": 0, "missed": 0} for v in range(1, 7)})
+        default_factory=lambda: {
+            v: {"right": 0, "?": 0, "wrong": 0, "missed": 0} for v in range(1, 7)
+        }
+    )
     phantoms: int = 0
     phantoms_valued: int = 0
     photos: int = 0
@@ -127,7 +135,9 @@ def score(reader: Reader, paths: list[Path], failures: Path | None = None) -> Ta
             t.per_value[v][key] += 1
             ok = ok and key == "right"
             if key != "right":
-                t.failures.append((path.name, v, face, reads[matched_d[j]].x, reads[matched_d[j]].y))
+                t.failures.append(
+                    (path.name, v, face, reads[matched_d[j]].x, reads[matched_d[j]].y)
+                )
         matched_r = {i for i, _ in pairs}
         for i, r in enumerate(reads):
             if i not in matched_r:
@@ -151,11 +161,26 @@ def _draw(image: np.ndarray, reads: list, dice: list[tuple[float, float, int]], 
     img = image.copy()
     for x, y, v in dice:
         cv2.circle(img, (round(x), round(y)), round(MATCH_PX), (0, 200, 0), 1)
-        cv2.putText(img, str(v), (round(x) - 30, round(y) - 22), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 160, 0), 1)
+        cv2.putText(
+            img,
+            str(v),
+            (round(x) - 30, round(y) - 22),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.5,
+            (0, 160, 0),
+            1,
+        )
     for r in reads:
         cv2.polylines(img, [np.round(r.corners).astype(np.int32)], True, (0, 0, 255), 1)
-        cv2.putText(img, f"{r.face} {r.confidence:.2f}", (round(r.x) + 8, round(r.y) - 8),
-                    cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 255), 1)
+        cv2.putText(
+            img,
+            f"{r.face} {r.confidence:.2f}",
+            (round(r.x) + 8, round(r.y) - 8),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.5,
+            (0, 0, 255),
+            1,
+        )
     out.parent.mkdir(parents=True, exist_ok=True)
     cv2.imwrite(str(out), img)
 
@@ -169,7 +194,15 @@ def _crops(image: np.ndarray, reads: list, out: Path) -> None:
     tiles = []
     for r, crop in zip(reads, cut_pip_faces(image, [r.corners for r in reads]), strict=True):
         tile = cv2.resize(crop, (128, 128), interpolation=cv2.INTER_NEAREST)
-        cv2.putText(tile, f"{r.face} {r.confidence:.2f}", (3, 14), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 255), 1)
+        cv2.putText(
+            tile,
+            f"{r.face} {r.confidence:.2f}",
+            (3, 14),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.45,
+            (0, 0, 255),
+            1,
+        )
         tiles.append(tile)
     out.parent.mkdir(parents=True, exist_ok=True)
     cv2.imwrite(str(out), np.hstack(tiles))
@@ -180,24 +213,34 @@ def _pct(a: int, b: int) -> str:
 
 
 def report(name: str, t: Tally) -> str:
-    lines = [f"{name}: {t.photos} photos, {t.total('right') + t.total('?') + t.total('wrong') + t.total('missed')} dice"]
+    lines = [
+        f"{name}: {t.photos} photos, {t.total('right') + t.total('?') + t.total('wrong') + t.total('missed')} dice"
+    ]
     lines.append("  value  right    ?  wrong  missed")
     for v, c in t.per_value.items():
         lines.append(f"  {v:>5}  {c['right']:>5}  {c['?']:>3}  {c['wrong']:>5}  {c['missed']:>6}")
     n = sum(t.total(k) for k in ("right", "?", "wrong", "missed"))
     found = n - t.total("missed")
-    lines.append(f"  all dice: right {_pct(t.total('right'), n)}, ? {_pct(t.total('?'), n)}, "
-                 f"silent errors {_pct(t.total('wrong'), n)}, missed {_pct(t.total('missed'), n)}")
-    lines.append(f"  dice found: right {_pct(t.total('right'), found)}, ? {_pct(t.total('?'), found)}, "
-                 f"silent errors {_pct(t.total('wrong'), found)}")
+    lines.append(
+        f"  all dice: right {_pct(t.total('right'), n)}, ? {_pct(t.total('?'), n)}, "
+        f"silent errors {_pct(t.total('wrong'), n)}, missed {_pct(t.total('missed'), n)}"
+    )
+    lines.append(
+        f"  dice found: right {_pct(t.total('right'), found)}, ? {_pct(t.total('?'), found)}, "
+        f"silent errors {_pct(t.total('wrong'), found)}"
+    )
     reads = found + t.phantoms
-    lines.append(f"  die centers: recall {_pct(found, n)}, precision {_pct(found, reads)}; "
-                 f"phantoms {t.phantoms} ({t.phantoms_valued} given a value); "
-                 f"photos all right {t.photos_all_right}/{t.photos}")
+    lines.append(
+        f"  die centers: recall {_pct(found, n)}, precision {_pct(found, reads)}; "
+        f"phantoms {t.phantoms} ({t.phantoms_valued} given a value); "
+        f"photos all right {t.photos_all_right}/{t.photos}"
+    )
     if t.read_ms:
         p95 = float(np.percentile(t.read_ms, 95))
-        lines.append(f"  read {statistics.median(t.read_ms):.1f} ms median, {p95:.1f} ms p95 "
-                     f"(finder {statistics.median(t.finder_ms):.1f} ms median), 640x480, loading and decoding excluded")
+        lines.append(
+            f"  read {statistics.median(t.read_ms):.1f} ms median, {p95:.1f} ms p95 "
+            f"(finder {statistics.median(t.finder_ms):.1f} ms median), 640x480, loading and decoding excluded"
+        )
     return "\n".join(lines)
 
 
@@ -222,27 +265,51 @@ def score_rendered(reader: Reader, seeds: range) -> Tally:
         got = {j: reads[i].face for i, j in pairs}
         for j, (_x, _y, v) in enumerate(dice):
             face = got.get(j)
-            key = "missed" if face is None else "right" if face == str(v) else "?" if face == UNKNOWN else "wrong"
+            key = (
+                "missed"
+                if face is None
+                else "right"
+                if face == str(v)
+                else "?"
+                if face == UNKNOWN
+                else "wrong"
+            )
             t.per_value[v][key] += 1
         t.phantoms += len(reads) - len(pairs)
-        t.phantoms_valued += sum(1 for i, r in enumerate(reads) if i not in {a for a, _ in pairs} and r.face != UNKNOWN)
+        t.phantoms_valued += sum(
+            1 for i, r in enumerate(reads) if i not in {a for a, _ in pairs} and r.face != UNKNOWN
+        )
         t.photos += 1
         t.photos_all_right += len(pairs) == len(reads) == len(dice) and all(
-            got[j] == str(v) for j, (_x, _y, v) in enumerate(dice))
+            got[j] == str(v) for j, (_x, _y, v) in enumerate(dice)
+        )
     return t
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--split", choices=("development", "kept-aside", "both", "none"), default="development")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--split", choices=("development", "kept-aside", "both", "none"), default="development"
+    )
     ap.add_argument("--finder", default="net", choices=("net", "both", "classic"))
     ap.add_argument("--model", default=None, help="pip model (default: the shipped one)")
-    ap.add_argument("--failures", type=Path, default=None,
-                    help="draw the photos with a failure here, and the crops the pip model misread (NAME_crops.png)")
+    ap.add_argument(
+        "--failures",
+        type=Path,
+        default=None,
+        help="draw the photos with a failure here, and the crops the pip model misread (NAME_crops.png)",
+    )
     ap.add_argument("--list", action="store_true", help="list every failure")
     ap.add_argument("--limit", type=int, default=None)
-    ap.add_argument("--rendered", type=int, default=0, metavar="N",
-                    help="also N rendered 640x480 frames of the held-out pip sets (seeds 80000...)")
+    ap.add_argument(
+        "--rendered",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also N rendered 640x480 frames of the held-out pip sets (seeds 80000...)",
+    )
     args = ap.parse_args(argv)
     if not REAL.is_dir():
         print(f"bench_pips: no real photos at {REAL} (set REAL_DICE)", file=sys.stderr)
@@ -250,8 +317,11 @@ def main(argv: list[str] | None = None) -> int:
     reader = Reader(PipClassifier(args.model, threads=2), finder=make_finder(args.finder))
     reader.warm_up()
     reader.read(load_image(photos("development")[0]))  # the finder's own first-run setup
-    print(f"pip dice, `vision read --dice d6 --finder {args.finder}`, model {reader.classifier.path.name}; "
-          f"classes {','.join(PIP_FACES)}; match within {MATCH_PX:.0f} px", flush=True)
+    print(
+        f"pip dice, `vision read --dice d6 --finder {args.finder}`, model {reader.classifier.path.name}; "
+        f"classes {','.join(PIP_FACES)}; match within {MATCH_PX:.0f} px",
+        flush=True,
+    )
     splits = {"both": ["development", "kept-aside"], "none": []}.get(args.split, [args.split])
     for split in splits:
         paths = photos(split)[: args.limit]
@@ -260,9 +330,16 @@ def main(argv: list[str] | None = None) -> int:
         print(report(f"{split} photos", t), flush=True)
         if args.list:
             for f in t.failures:
-                print(f"    {f[0]}: truth {f[1] or 'none'}, read {f[2]} at ({f[3]:.0f}, {f[4]:.0f})")
+                print(
+                    f"    {f[0]}: truth {f[1] or 'none'}, read {f[2]} at ({f[3]:.0f}, {f[4]:.0f})"
+                )
     if args.rendered:
-        print(report(f"rendered held-out sets, {args.rendered} frames", score_rendered(reader, range(80_000, 80_000 + args.rendered))))
+        print(
+            report(
+                f"rendered held-out sets, {args.rendered} frames",
+                score_rendered(reader, range(80_000, 80_000 + args.rendered)),
+            )
+        )
     print(f"machine: {describe()}")
     return 0
 

@@ -41,8 +41,12 @@ from companion.vision.finders import Finder, make_finder  # noqa: E402
 SPLITS = {"held-out": (HELD_OUT, 5000), "validation": (VALIDATION, 7000)}
 
 
-def score(frames_: Sequence[RenderedFrame], finder: Finder, clf: FaceClassifier,
-          enroller: SimulatedEnrolment | None) -> tuple[Tally, list[float]]:
+def score(
+    frames_: Sequence[RenderedFrame],
+    finder: Finder,
+    clf: FaceClassifier,
+    enroller: SimulatedEnrolment | None,
+) -> tuple[Tally, list[float]]:
     tally = Tally()
     times = []
     for f in frames_:
@@ -52,17 +56,28 @@ def score(frames_: Sequence[RenderedFrame], finder: Finder, clf: FaceClassifier,
         found = finder(f.image)
         reads = clf.read(f.image, [d.corners for d in found]) if found else []
         times.append((time.perf_counter() - t0) * 1000)
-        got = [(d.center[0], d.center[1], r.face if d.clean else "?") for d, r in zip(found, reads, strict=True)]
-        tally_frame(tally, got, [d.corners for d in f.dice], [d.face for d in f.dice],
-                    [d.corners for d in found], [outside_frame(d.corners, w, h) for d in f.dice])
+        got = [
+            (d.center[0], d.center[1], r.face if d.clean else "?")
+            for d, r in zip(found, reads, strict=True)
+        ]
+        tally_frame(
+            tally,
+            got,
+            [d.corners for d in f.dice],
+            [d.face for d in f.dice],
+            [d.corners for d in found],
+            [outside_frame(d.corners, w, h) for d in f.dice],
+        )
     clf.profile = None
     return tally, times
 
 
 def report(name: str, t: Tally, times: list[float] | None = None) -> str:
     phantoms = t.found - t.matched - t.extra_unsure
-    line = (f"{name}: {t.summary()}\n  found {t.found}, matched {t.matched}, wrong faces {t.face_wrong}, "
-            f"phantoms given a face {phantoms}, phantoms '?' {t.extra_unsure}")
+    line = (
+        f"{name}: {t.summary()}\n  found {t.found}, matched {t.matched}, wrong faces {t.face_wrong}, "
+        f"phantoms given a face {phantoms}, phantoms '?' {t.extra_unsure}"
+    )
     if times:
         line += f", read median {float(np.median(times)):.1f} ms"
     return line
@@ -89,9 +104,12 @@ def sweep(fr: Sequence[RenderedFrame], clf: FaceClassifier) -> None:
             cfg = dataclasses.replace(base, **{field: v})
             t, _ = score(fr, lambda im, c=cfg: find_dice_net(im, settings=c), clf, enroller)
             phantoms = t.found - t.matched - t.extra_unsure
-            print(f"{field}={v}: recall {t.recall:.4f} precision {t.precision:.4f} faces {t.faces_right:.4f} "
-                  f"silent {t.silent_errors:.4f} ({t.face_wrong} wrong, {phantoms} phantoms) "
-                  f"'?' {t.face_unsure}+{t.hidden_unsure} frames {t.frames_right:.3f}", flush=True)
+            print(
+                f"{field}={v}: recall {t.recall:.4f} precision {t.precision:.4f} faces {t.faces_right:.4f} "
+                f"silent {t.silent_errors:.4f} ({t.face_wrong} wrong, {phantoms} phantoms) "
+                f"'?' {t.face_unsure}+{t.hidden_unsure} frames {t.frames_right:.3f}",
+                flush=True,
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -110,7 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     finder = make_finder(args.finder)
     for f in itertools.islice(fr, 1):
         finder(f.image), clf.read(f.image, [d.corners for d in f.dice[:1]])  # warm up
-    print(f"{args.split}: {len(fr)} frames 1280x960 (seeds {first}..{first + len(fr) - 1}), finder {args.finder}")
+    print(
+        f"{args.split}: {len(fr)} frames 1280x960 (seeds {first}..{first + len(fr) - 1}), finder {args.finder}"
+    )
     t, ms = score(fr, finder, clf, None)
     print(report("shipped model", t, ms), flush=True)
     enrol_clf = FaceClassifier(default_enrol_model_path())  # profiles read with the enrolment model

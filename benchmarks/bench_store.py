@@ -24,8 +24,11 @@ REPEATS = 5
 def _entries(seed: int) -> tuple[Options, list[NewEvent]]:
     opts = Options.make(["Anna", "Ben", "Cleo"])
     sim = play_game(opts, seed, {c: STRATEGIES["greedy"] for c in opts.cults})
-    out = [NewEvent(Kind.START if isinstance(ev, StartRoll) else Kind.TURN, format_event(ev))
-           for ev in sim.events if isinstance(ev, StartRoll | Turn)]
+    out = [
+        NewEvent(Kind.START if isinstance(ev, StartRoll) else Kind.TURN, format_event(ev))
+        for ev in sim.events
+        if isinstance(ev, StartRoll | Turn)
+    ]
     return opts, out
 
 
@@ -83,8 +86,10 @@ def main() -> None:
         folder = Path(tmp)
         for sync in ("FULL", "NORMAL"):
             rates = [durable_rate(folder / f"rate-{sync}-{i}.db", sync) for i in range(REPEATS)]
-            print(f"  durable appends, synchronous={sync}: median {statistics.median(rates):.0f} events/s "
-                  f"({EVENTS} events x {REPEATS})")
+            print(
+                f"  durable appends, synchronous={sync}: median {statistics.median(rates):.0f} events/s "
+                f"({EVENTS} events x {REPEATS})"
+            )
         db = folder / "hundred.db"
         total = hundred_games(db)
         times = []
@@ -92,13 +97,17 @@ def main() -> None:
             dt, n = resume_time(db)
             times.append(dt)
         size = db.stat().st_size / 1e6
-        print(f"  resume among {GAMES} games ({total} events, {size:.1f} MB): median "
-              f"{statistics.median(times) * 1000:.1f} ms to open, find and rebuild the unfinished game ({n} events)")
+        print(
+            f"  resume among {GAMES} games ({total} events, {size:.1f} MB): median "
+            f"{statistics.median(times) * 1000:.1f} ms to open, find and rebuild the unfinished game ({n} events)"
+        )
         t0 = time.perf_counter()
         with SQLiteStore(db, create=False) as st:
             for info in st.games():
                 load(st, info)
-        print(f"  rebuild all {GAMES} games from their events: {(time.perf_counter() - t0) * 1000:.0f} ms")
+        print(
+            f"  rebuild all {GAMES} games from their events: {(time.perf_counter() - t0) * 1000:.0f} ms"
+        )
 
 
 if __name__ == "__main__":

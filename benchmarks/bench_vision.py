@@ -30,7 +30,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--frames", type=int, default=30)
     ap.add_argument("--dice", type=int, default=20)
     ap.add_argument("--repeat", type=int, default=3, help="timed reads per frame")
-    ap.add_argument("--profile", default=None, help="read with this enrolment profile (its faces are another set's)")
+    ap.add_argument(
+        "--profile",
+        default=None,
+        help="read with this enrolment profile (its faces are another set's)",
+    )
     args = ap.parse_args(argv)
     try:
         from companion.vision.read import Reader
@@ -51,14 +55,18 @@ def main(argv: list[str] | None = None) -> int:
                 if reader is not None:
                     got = [(d.x, d.y, d.face) for d in reader.read(frame.image)]
                 else:
-                    got = [(d.center[0], d.center[1], "?" if not d.clean else "x")
-                           for d in find_dice(frame.image)]
+                    got = [
+                        (d.center[0], d.center[1], "?" if not d.clean else "x")
+                        for d in find_dice(frame.image)
+                    ]
                 times.append((time.perf_counter() - start) * 1000)
             faces = [d.face for d in frame.dice] if reader is not None else None
             tally_frame(tally, got, [d.corners for d in frame.dice], faces)
         t = np.asarray(times)
-        print(f"{size[0]}x{size[1]}, {args.dice} dice, {what}: median {np.median(t):.1f} ms, "
-              f"p95 {np.percentile(t, 95):.1f} ms over {len(t)} reads")
+        print(
+            f"{size[0]}x{size[1]}, {args.dice} dice, {what}: median {np.median(t):.1f} ms, "
+            f"p95 {np.percentile(t, 95):.1f} ms over {len(t)} reads"
+        )
         print(f"  {tally.summary()}")
     return 0
 

@@ -69,16 +69,26 @@ class Row:
 
     @property
     def confident_error(self) -> bool:
-        return self.call is not None and self.call != self.item.call and self.confidence >= HIGH_CONFIDENCE
+        return (
+            self.call is not None
+            and self.call != self.item.call
+            and self.confidence >= HIGH_CONFIDENCE
+        )
 
 
 def ensure_set(folder: Path, legacy: bool = False) -> list[ts.Item]:
     manifest = folder / "manifest.jsonl"
     if not manifest.exists():
-        print(f"generating the {'legacy' if legacy else 'kept-aside'} set (seed {ts.KEPT_SEED}) "
-              f"into {folder} …", flush=True)
-        items = (ts.plan(ts.KEPT_SEED, 2, ts.VOICES, ts.SNRS, talk=ts.TEST_TALK) if legacy
-                 else ts.kept_plan())
+        print(
+            f"generating the {'legacy' if legacy else 'kept-aside'} set (seed {ts.KEPT_SEED}) "
+            f"into {folder} …",
+            flush=True,
+        )
+        items = (
+            ts.plan(ts.KEPT_SEED, 2, ts.VOICES, ts.SNRS, talk=ts.TEST_TALK)
+            if legacy
+            else ts.kept_plan()
+        )
         ts.generate(folder, items)
     return ts.load(manifest)
 
@@ -121,16 +131,22 @@ def report(rows: list[Row]) -> None:
         label = "with --roll/--layout" if narrowed else "all eleven calls    "
         best = sum(r.best == r.item.call for r in sel)
         null = sum(r.call is None for r in sel)
-        print(f"  {label}: right {_pct(sel)} of {len(sel)} calls "
-              f"(best guess {100 * best / len(sel):.1f}%, unsure (null) {null} = {_share(null, len(sel))}, "
-              f"wrong {sum(r.call is not None and not r.right for r in sel)}); "
-              f"confident errors {sum(r.confident_error for r in sel + tk)}; "
-              f"table talk heard as a call {sum(r.call is not None for r in tk)} of {len(tk)}")
+        print(
+            f"  {label}: right {_pct(sel)} of {len(sel)} calls "
+            f"(best guess {100 * best / len(sel):.1f}%, unsure (null) {null} = {_share(null, len(sel))}, "
+            f"wrong {sum(r.call is not None and not r.right for r in sel)}); "
+            f"confident errors {sum(r.confident_error for r in sel + tk)}; "
+            f"table talk heard as a call {sum(r.call is not None for r in tk)} of {len(tk)}"
+        )
     voices = list(dict.fromkeys(r.item.voice for r in calls))
     levels = list(ts.SNRS)
     print("  right, per voice and noise level (all calls → narrowed):")
-    print("    " + "voice".ljust(32) + "".join(f"{('clean' if s is None else f'{s} dB'):>18}" for s in levels)
-          + "           total")
+    print(
+        "    "
+        + "voice".ljust(32)
+        + "".join(f"{('clean' if s is None else f'{s} dB'):>18}" for s in levels)
+        + "           total"
+    )
     for v in voices:
         cells = []
         for s in levels:
@@ -140,7 +156,9 @@ def report(rows: list[Row]) -> None:
         a = [r for r in calls if r.item.voice == v and not r.narrowed]
         n = [r for r in calls if r.item.voice == v and r.narrowed]
         print("    " + v.ljust(32) + "".join(cells) + f"{_pct(a)} → {_pct(n)}".rjust(18))
-    print("  narrowed, per synthesiser and per voice: right / unsure / wrong / confident errors (calls + talk)")
+    print(
+        "  narrowed, per synthesiser and per voice: right / unsure / wrong / confident errors (calls + talk)"
+    )
     groups: dict[str, list[Row]] = defaultdict(list)
     for r in rows:
         if r.narrowed:
@@ -149,22 +167,28 @@ def report(rows: list[Row]) -> None:
     for name in sorted(groups, key=lambda g: (ts.synth_of(g.strip()), g.startswith(" "), g)):
         g = groups[name]
         c = [r for r in g if r.item.call is not None]
-        print(f"    {name:<34} right {_pct(c)} of {len(c)}, unsure {_share(sum(r.call is None for r in c), len(c))}, "
-              f"wrong {sum(r.call is not None and not r.right for r in c)}, "
-              f"confident errors {sum(r.confident_error for r in g)}, "
-              f"talk heard {sum(r.call is not None for r in g if r.item.call is None)} "
-              f"of {sum(r.item.call is None for r in g)}")
+        print(
+            f"    {name:<34} right {_pct(c)} of {len(c)}, unsure {_share(sum(r.call is None for r in c), len(c))}, "
+            f"wrong {sum(r.call is not None and not r.right for r in c)}, "
+            f"confident errors {sum(r.confident_error for r in g)}, "
+            f"talk heard {sum(r.call is not None for r in g if r.item.call is None)} "
+            f"of {sum(r.item.call is None for r in g)}"
+        )
     conf = sorted((r.confidence, r.right) for r in calls if r.narrowed and r.call is not None)
     high = [ok for c, ok in conf if c >= HIGH_CONFIDENCE]
-    print(f"  narrowed calls given with confidence ≥ {HIGH_CONFIDENCE}: {len(high)} of "
-          f"{len([r for r in calls if r.narrowed])}, of which right {sum(high)}")
+    print(
+        f"  narrowed calls given with confidence ≥ {HIGH_CONFIDENCE}: {len(high)} of "
+        f"{len([r for r in calls if r.narrowed])}, of which right {sum(high)}"
+    )
     for narrowed in (False, True):
         sel = [r for r in rows if r.narrowed is narrowed]
-        print(f"  confident errors ({'narrowed' if narrowed else 'all calls'}): wrong calls "
-              f"{sum(r.confident_error for r in sel if r.item.call is not None)} of "
-              f"{sum(r.item.call is not None for r in sel)}, table talk "
-              f"{sum(r.confident_error for r in sel if r.item.call is None)} of "
-              f"{sum(r.item.call is None for r in sel)}")
+        print(
+            f"  confident errors ({'narrowed' if narrowed else 'all calls'}): wrong calls "
+            f"{sum(r.confident_error for r in sel if r.item.call is not None)} of "
+            f"{sum(r.item.call is not None for r in sel)}, table talk "
+            f"{sum(r.confident_error for r in sel if r.item.call is None)} of "
+            f"{sum(r.item.call is None for r in sel)}"
+        )
 
 
 @dataclass
@@ -191,13 +215,13 @@ def stream_one(job: tuple[Path, ts.Item, float, tuple[float, float, int]]) -> St
     x = read_wav(folder / it.file)
     # The room goes on after the file ends: repeat its last 0.3 s (no speech
     # there) so the endpointer can decide the end as it would live.
-    pcm = np.concatenate([x] + [x[-RATE * 3 // 10:]] * 5).tobytes()
+    pcm = np.concatenate([x] + [x[-RATE * 3 // 10 :]] * 5).tobytes()
     cuts = Utterances(window=window, ratio=ratio, vad_mode=mode)
     fb = cuts.frame_bytes
     calls = situation_calls(it, True)
     out = Streamed()
     for i in range(0, len(pcm) - fb + 1, fb):
-        utt = cuts.push(pcm[i:i + fb])
+        utt = cuts.push(pcm[i : i + fb])
         if utt is None:
             continue
         detected = (i + fb) / 2 / RATE
@@ -214,8 +238,14 @@ def stream_one(job: tuple[Path, ts.Item, float, tuple[float, float, int]]) -> St
     return out
 
 
-def latency(items: list[ts.Item], folder: Path, window: float | None = None,
-            ratio: float | None = None, mode: int | None = None, workers: int = 1) -> None:
+def latency(
+    items: list[ts.Item],
+    folder: Path,
+    window: float | None = None,
+    ratio: float | None = None,
+    mode: int | None = None,
+    workers: int = 1,
+) -> None:
     """Stream each call through the Listener's endpointer, as the microphone would.
 
     Every cut is heard, as the Listener hears it (a cut continued within
@@ -227,14 +257,22 @@ def latency(items: list[ts.Item], folder: Path, window: float | None = None,
     """
     from companion.voice.listen import JOIN, MAX_SECONDS, RATIO, VAD_MODE, WINDOW
 
-    setting = (WINDOW if window is None else window, RATIO if ratio is None else ratio,
-               VAD_MODE if mode is None else mode)
+    setting = (
+        WINDOW if window is None else window,
+        RATIO if ratio is None else ratio,
+        VAD_MODE if mode is None else mode,
+    )
     clean_end = {}
     for it in items:
         if it.snr is None:
-            clean_end[(it.voice, it.spoken, it.speed, it.pitch)] = speech_end(read_wav(folder / it.file))
-    jobs = [(folder, it, clean_end[(it.voice, it.spoken, it.speed, it.pitch)], setting)
-            for it in items if it.call is not None and (it.voice, it.spoken, it.speed, it.pitch) in clean_end]
+            clean_end[(it.voice, it.spoken, it.speed, it.pitch)] = speech_end(
+                read_wav(folder / it.file)
+            )
+    jobs = [
+        (folder, it, clean_end[(it.voice, it.spoken, it.speed, it.pitch)], setting)
+        for it in items
+        if it.call is not None and (it.voice, it.spoken, it.speed, it.pitch) in clean_end
+    ]
     done = _map(stream_one, jobs, workers)
     got = [d for d in done if d.unended is None]
     unended: dict[str, int] = defaultdict(int)
@@ -247,23 +285,29 @@ def latency(items: list[ts.Item], folder: Path, window: float | None = None,
     total = [d.delay + d.wall for d in got]
     one = [d.delay + d.cpu for d in got]
     med = statistics.median
-    print(f"  endpointer window {setting[0]:.2f} s, ratio {setting[1]:.2f}, VAD mode {setting[2]}, join {JOIN:.1f} s: "
-          f"end of speech → call, median over {len(got)} calls {med(total):.0f} ms wall "
-          f"(endpointer {med([d.delay for d in got]):.0f} ms + recognizer {med([d.wall for d in got]):.0f} ms; "
-          f"90th percentile {np.percentile(total, 90):.0f} ms); with the recognizer's CPU time "
-          f"(one unshared thread) median {med(one):.0f} ms, recognizer {med([d.cpu for d in got]):.0f} ms, "
-          f"90th percentile {np.percentile(one, 90):.0f} ms; {sum(d.splits for d in done)} cuts inside a call, "
-          f"{sum(d.joined for d in got)} calls heard joined; streamed result right "
-          f"{100 * sum(d.right for d in got) / len(got):.1f}%")
+    print(
+        f"  endpointer window {setting[0]:.2f} s, ratio {setting[1]:.2f}, VAD mode {setting[2]}, join {JOIN:.1f} s: "
+        f"end of speech → call, median over {len(got)} calls {med(total):.0f} ms wall "
+        f"(endpointer {med([d.delay for d in got]):.0f} ms + recognizer {med([d.wall for d in got]):.0f} ms; "
+        f"90th percentile {np.percentile(total, 90):.0f} ms); with the recognizer's CPU time "
+        f"(one unshared thread) median {med(one):.0f} ms, recognizer {med([d.cpu for d in got]):.0f} ms, "
+        f"90th percentile {np.percentile(one, 90):.0f} ms; {sum(d.splits for d in done)} cuts inside a call, "
+        f"{sum(d.joined for d in got)} calls heard joined; streamed result right "
+        f"{100 * sum(d.right for d in got) / len(got):.1f}%"
+    )
     if unended:
-        print("  no end of speech found within 1.5 s of silence (the Listener then cuts at "
-              f"{MAX_SECONDS:.0f} s): " + ", ".join(f"{k} {v}" for k, v in unended.items()))
+        print(
+            "  no end of speech found within 1.5 s of silence (the Listener then cuts at "
+            f"{MAX_SECONDS:.0f} s): " + ", ".join(f"{k} {v}" for k, v in unended.items())
+        )
 
 
 _WORKER: dict[str, object] = {}
 
 
-def _hear_file(job: tuple[Path, ts.Item]) -> list[tuple[bool, str | None, str | None, float, float]]:
+def _hear_file(
+    job: tuple[Path, ts.Item],
+) -> list[tuple[bool, str | None, str | None, float, float]]:
     """One file heard with and without narrowing, in a worker with its own Recognizer."""
     from companion.voice.recognizer import Recognizer
 
@@ -273,7 +317,7 @@ def _hear_file(job: tuple[Path, ts.Item]) -> list[tuple[bool, str | None, str | 
     folder, it = job
     x = read_wav(folder / it.file)
     out = []
-    for narrowed in ((True,) if _WORKER.get("narrowed_only") else (False, True)):
+    for narrowed in (True,) if _WORKER.get("narrowed_only") else (False, True):
         h = rec.hear(x, situation_calls(it, narrowed))
         out.append((narrowed, h.text, call_text(h.best) if h.best else None, h.confidence, h.ms))
     return out
@@ -287,8 +331,10 @@ def _features_file(job: tuple[Path, ts.Item]) -> list[tuple[bool, object]]:
         rec = _WORKER["rec"] = Recognizer()
     folder, it = job
     x = read_wav(folder / it.file)
-    return [(narrowed, rec.features(x, situation_calls(it, narrowed)))
-            for narrowed in ((True,) if _WORKER.get("narrowed_only") else (False, True))]
+    return [
+        (narrowed, rec.features(x, situation_calls(it, narrowed)))
+        for narrowed in ((True,) if _WORKER.get("narrowed_only") else (False, True))
+    ]
 
 
 def _map(fn: Callable[[J], T], jobs: list[J], workers: int) -> list[T]:
@@ -300,7 +346,9 @@ def _map(fn: Callable[[J], T], jobs: list[J], workers: int) -> list[T]:
 
 def run(items: list[ts.Item], folder: Path, workers: int = 1) -> list[Row]:
     rows: list[Row] = []
-    for it, heard in zip(items, _map(_hear_file, [(folder, it) for it in items], workers), strict=True):
+    for it, heard in zip(
+        items, _map(_hear_file, [(folder, it) for it in items], workers), strict=True
+    ):
         for narrowed, text, best, conf, ms in heard:
             rows.append(Row(it, narrowed, text, best, conf, ms))
     return rows
@@ -335,7 +383,9 @@ def dev_features(seeds: tuple[int, ...], limit: int = 1, workers: int = 1) -> li
         if cache.exists():
             rows = json.loads(cache.read_text(encoding="utf-8"))
             out += [Decoded(seed, tuple(r[0]), r[1], r[2], r[3]) for r in rows]
-            print(f"  features of {len(items)} files of {dev_set(seed)} from {cache.name}", flush=True)
+            print(
+                f"  features of {len(items)} files of {dev_set(seed)} from {cache.name}", flush=True
+            )
             continue
         print(f"  features of {len(items)} files of {dev_set(seed)} …", flush=True)
         done = _map(_features_file, [(dev_set(seed), it) for it in items], workers)
@@ -345,9 +395,14 @@ def dev_features(seeds: tuple[int, ...], limit: int = 1, workers: int = 1) -> li
                 assert isinstance(f, Features)
                 if f.best is None:
                     continue
-                mine.append(Decoded(seed, f.vector(), call_text(f.best) == it.call,
-                                    it.call is None, narrowed))
-        cache.write_text(json.dumps([[d.x, d.right, d.talk, d.narrowed] for d in mine]), encoding="utf-8")
+                mine.append(
+                    Decoded(
+                        seed, f.vector(), call_text(f.best) == it.call, it.call is None, narrowed
+                    )
+                )
+        cache.write_text(
+            json.dumps([[d.x, d.right, d.talk, d.narrowed] for d in mine]), encoding="utf-8"
+        )
         out += mine
     return out
 
@@ -369,9 +424,13 @@ def _per_call(rows: list[Row]) -> None:
     for r in rows:
         if r.narrowed and r.item.k:
             by_k[r.item.k].append(r)
-    print("  right per call (narrowed): " + ", ".join(
-        f"{k} {_pct(v).strip()} ({sum(r.call is None for r in v)} unsure)"
-        for k, v in sorted(by_k.items(), key=lambda kv: int(kv[0][1:]))))
+    print(
+        "  right per call (narrowed): "
+        + ", ".join(
+            f"{k} {_pct(v).strip()} ({sum(r.call is None for r in v)} unsure)"
+            for k, v in sorted(by_k.items(), key=lambda kv: int(kv[0][1:]))
+        )
+    )
 
 
 def fit_logit(rows: list[Decoded]) -> np.ndarray:
@@ -418,11 +477,13 @@ def dev_report(w: np.ndarray, sure_logit: float, rows: list[Decoded], label: str
     calls = ~talk & np.array([r.narrowed for r in rows])
     n = int(calls.sum())  # decodes of calls only: a null best is left out (rare)
     high = conf >= HIGH_CONFIDENCE
-    print(f"  {label}: narrowed calls right at 0.5 {100 * (right & calls & (conf >= 0.5)).sum() / n:.1f}%, "
-          f"sure (≥ {HIGH_CONFIDENCE}) and right {100 * (right & calls & high).sum() / n:.1f}%; "
-          f"wrong calls ≥ {HIGH_CONFIDENCE} {int((high & ~right & ~talk).sum())}, "
-          f"talk ≥ {HIGH_CONFIDENCE} {int((high & talk).sum())} of {int(talk.sum())}, "
-          f"talk ≥ 0.5 {int(((conf >= 0.5) & talk).sum())}")
+    print(
+        f"  {label}: narrowed calls right at 0.5 {100 * (right & calls & (conf >= 0.5)).sum() / n:.1f}%, "
+        f"sure (≥ {HIGH_CONFIDENCE}) and right {100 * (right & calls & high).sum() / n:.1f}%; "
+        f"wrong calls ≥ {HIGH_CONFIDENCE} {int((high & ~right & ~talk).sum())}, "
+        f"talk ≥ {HIGH_CONFIDENCE} {int((high & talk).sum())} of {int(talk.sum())}, "
+        f"talk ≥ 0.5 {int(((conf >= 0.5) & talk).sum())}"
+    )
 
 
 def fit(seeds: tuple[int, ...], limit: int = 1, workers: int = 1) -> None:
@@ -453,8 +514,10 @@ def fit_rows(rows: list[Decoded], seeds: tuple[int, ...]) -> tuple[np.ndarray, f
     w = np.round(fit_logit(rows), 3)  # as printed for recognizer.py
     top = highest_wrong(w, rows)
     sure_logit = math.ceil(sure_above(top, excess) * 1000) / 1000
-    print(f"fitted on {len(rows)} decodes ({sum(r.right for r in rows)} right) of seeds "
-          f"{', '.join(map(str, seeds))}; safety margin {excess:.2f}")
+    print(
+        f"fitted on {len(rows)} decodes ({sum(r.right for r in rows)} right) of seeds "
+        f"{', '.join(map(str, seeds))}; safety margin {excess:.2f}"
+    )
     dev_report(w, sure_above(top), rows, "all development sets, without the margin")
     dev_report(w, sure_logit, rows, "all development sets")
     print("WEIGHTS = (" + ", ".join(f"{v:.3f}" for v in w[1:]) + ")")
@@ -466,18 +529,43 @@ def fit_rows(rows: list[Decoded], seeds: tuple[int, ...]) -> tuple[np.ndarray, f
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.bench_voice")
     ap.add_argument("--set", type=Path, default=None, help=f"test set folder (default {TEST_SET})")
-    ap.add_argument("--legacy", action="store_true", help=f"the older espeak-ng-only set ({LEGACY_SET})")
-    ap.add_argument("--workers", type=int, default=1, help="processes that hear files (latency: always one)")
-    ap.add_argument("--windows", type=str, default=None,
-                    help="endpointer settings to time, WINDOW[:RATIO[:VAD_MODE]] comma-separated, e.g. 0.5:0.9,0.2:0.9:3 "
-                         "(default: the Listener's)")
-    ap.add_argument("--latency-only", action="store_true", help="time the endpointer and recognizer only")
-    ap.add_argument("--narrowed-only", action="store_true", help="hear with --roll/--layout only (half the time)")
+    ap.add_argument(
+        "--legacy", action="store_true", help=f"the older espeak-ng-only set ({LEGACY_SET})"
+    )
+    ap.add_argument(
+        "--workers", type=int, default=1, help="processes that hear files (latency: always one)"
+    )
+    ap.add_argument(
+        "--windows",
+        type=str,
+        default=None,
+        help="endpointer settings to time, WINDOW[:RATIO[:VAD_MODE]] comma-separated, e.g. 0.5:0.9,0.2:0.9:3 "
+        "(default: the Listener's)",
+    )
+    ap.add_argument(
+        "--latency-only", action="store_true", help="time the endpointer and recognizer only"
+    )
+    ap.add_argument(
+        "--narrowed-only",
+        action="store_true",
+        help="hear with --roll/--layout only (half the time)",
+    )
     ap.add_argument("--limit", type=int, default=None, help="use every n-th file only")
-    ap.add_argument("--fit", action="store_true", help="fit the confidence on the development sets (seeds 1-4)")
-    ap.add_argument("--dev", action="store_true", help="report on the development sets (seeds 1-4) instead")
-    ap.add_argument("--seeds", type=str, default=None, help="development seeds to use, e.g. 1,2 (default 1,2,3,4)")
-    ap.add_argument("--errors", action="store_true", help="list every file not heard right (narrowed)")
+    ap.add_argument(
+        "--fit", action="store_true", help="fit the confidence on the development sets (seeds 1-4)"
+    )
+    ap.add_argument(
+        "--dev", action="store_true", help="report on the development sets (seeds 1-4) instead"
+    )
+    ap.add_argument(
+        "--seeds",
+        type=str,
+        default=None,
+        help="development seeds to use, e.g. 1,2 (default 1,2,3,4)",
+    )
+    ap.add_argument(
+        "--errors", action="store_true", help="list every file not heard right (narrowed)"
+    )
     args = ap.parse_args([] if argv is None else argv)  # `python -m benchmarks` passes none
     try:
         from companion.voice.recognizer import pocketsphinx_module
@@ -495,10 +583,16 @@ def main(argv: list[str] | None = None) -> int:
         fit(seeds, args.limit or 1, args.workers)
         return 0
     if args.dev:
-        items_dev = [(dev_set(seed), it) for seed in ts.DEV_SEEDS for it in ensure_dev(seed)[:: args.limit or 1]]
+        items_dev = [
+            (dev_set(seed), it)
+            for seed in ts.DEV_SEEDS
+            for it in ensure_dev(seed)[:: args.limit or 1]
+        ]
         print(f"bench_voice on {describe()}: {len(items_dev)} files of the development sets")
         rows = []
-        for (_folder, it), heard in zip(items_dev, _map(_hear_file, items_dev, args.workers), strict=True):
+        for (_folder, it), heard in zip(
+            items_dev, _map(_hear_file, items_dev, args.workers), strict=True
+        ):
             for narrowed, text, best, conf, took in heard:
                 rows.append(Row(it, narrowed, text, best, conf, took))
         report(rows)
@@ -517,8 +611,13 @@ def main(argv: list[str] | None = None) -> int:
         settings = []
         for w in args.windows.split(","):
             parts = w.split(":")
-            settings.append((float(parts[0]), float(parts[1]) if len(parts) > 1 else None,
-                             int(parts[2]) if len(parts) > 2 else None))
+            settings.append(
+                (
+                    float(parts[0]),
+                    float(parts[1]) if len(parts) > 1 else None,
+                    int(parts[2]) if len(parts) > 2 else None,
+                )
+            )
     if args.latency_only:
         for window, ratio, mode in settings:
             latency(items, folder, window, ratio, mode, args.workers)
@@ -526,8 +625,10 @@ def main(argv: list[str] | None = None) -> int:
     rows = run(items, folder, args.workers)
     report(rows)
     ms = [r.ms for r in rows if r.narrowed]
-    print(f"  recognizer time per file (narrowed, {args.workers} worker(s)): "
-          f"median {statistics.median(ms):.0f} ms")
+    print(
+        f"  recognizer time per file (narrowed, {args.workers} worker(s)): "
+        f"median {statistics.median(ms):.0f} ms"
+    )
     for window, ratio, mode in settings:
         latency(items, folder, window, ratio, mode, args.workers)
     print(f"  ({time.perf_counter() - t0:.0f} s in all)")
@@ -535,8 +636,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.errors:
         for r in rows:
             if r.narrowed and not r.right and (r.item.call is not None or r.call is not None):
-                print(f"    {r.item.file}: said {r.item.call} ({r.item.spoken}), heard {r.call} "
-                      f"best {r.best} confidence {r.confidence:.2f}")
+                print(
+                    f"    {r.item.file}: said {r.item.call} ({r.item.spoken}), heard {r.call} "
+                    f"best {r.best} confidence {r.confidence:.2f}"
+                )
     return 0
 
 

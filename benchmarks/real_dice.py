@@ -56,7 +56,11 @@ def load(root: Path = REAL, split: str = "all") -> list[Photo]:
         if size is None:
             continue
         h, w = size.shape[0] * 8, size.shape[1] * 8
-        rows = [line.split() for line in p.with_suffix(".txt").read_text().splitlines() if len(line.split()) == 5]
+        rows = [
+            line.split()
+            for line in p.with_suffix(".txt").read_text().splitlines()
+            if len(line.split()) == 5
+        ]
         vals = np.array([[float(v) for v in r[1:]] for r in rows], np.float64).reshape(-1, 4)
         centers = vals[:, :2] * [w, h]
         boxes = vals[:, 2:] * [w, h]
@@ -64,13 +68,20 @@ def load(root: Path = REAL, split: str = "all") -> list[Photo]:
     return out
 
 
-def match(found: Sequence[tuple[float, float]], truth: np.ndarray, radius: float = MATCH_PX) -> list[tuple[int, int]]:
+def match(
+    found: Sequence[tuple[float, float]], truth: np.ndarray, radius: float = MATCH_PX
+) -> list[tuple[int, int]]:
     """One-to-one (found index, true index) pairs within ``radius``, nearest first."""
     if not len(found) or not len(truth):
         return []
     f = np.asarray(found, np.float64).reshape(-1, 2)
     d = np.hypot(f[:, None, 0] - truth[None, :, 0], f[:, None, 1] - truth[None, :, 1])
-    pairs = sorted((float(d[i, j]), i, j) for i in range(len(f)) for j in range(len(truth)) if d[i, j] <= radius)
+    pairs = sorted(
+        (float(d[i, j]), i, j)
+        for i in range(len(f))
+        for j in range(len(truth))
+        if d[i, j] <= radius
+    )
     used_f: set[int] = set()
     used_t: set[int] = set()
     out = []
@@ -102,10 +113,12 @@ class Score:
         return self.matched / max(self.found, 1)
 
     def summary(self) -> str:
-        return (f"{self.photos} photos, {self.dice} dice: recall {self.recall:.4f}, precision {self.precision:.4f} "
-                f"(found {self.found}, matched {self.matched}, phantoms {self.found - self.matched} of which "
-                f"flagged '?' {self.flagged_phantoms}), photos with every die found and nothing else "
-                f"{self.photos_right}/{self.photos}")
+        return (
+            f"{self.photos} photos, {self.dice} dice: recall {self.recall:.4f}, precision {self.precision:.4f} "
+            f"(found {self.found}, matched {self.matched}, phantoms {self.found - self.matched} of which "
+            f"flagged '?' {self.flagged_phantoms}), photos with every die found and nothing else "
+            f"{self.photos_right}/{self.photos}"
+        )
 
 
 FoundCenters = Callable[[np.ndarray], list[tuple[float, float, bool]]]

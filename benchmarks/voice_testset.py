@@ -62,13 +62,25 @@ NOISE_BANK_S = 60  # each file takes a seeded slice of one long noise recording
 _EN: dict[Word, tuple[str, ...]] = {
     Word.IAA: ("ee-ah", "[[i:'A:]]", "[[i:'a:]]", "[['i:@]]", "[['i:ja]]"),
     Word.CTHULHU: ("Ka-thoo-loo", "Kuh-thoo-loo", "[[k@T'u:lu:]]", "[[k@t'Ulu:]]", "[[kt'u:lu:]]"),
-    Word.PHNGLUI: ("fung-loo-ee", "[[fNl'u:i:]]", "[[f@Ngl'u:i:]]", "[[p@Ngl'u:i]]", "[[f@ngl'u:i:]]"),
+    Word.PHNGLUI: (
+        "fung-loo-ee",
+        "[[fNl'u:i:]]",
+        "[[f@Ngl'u:i:]]",
+        "[[p@Ngl'u:i]]",
+        "[[f@ngl'u:i:]]",
+    ),
     Word.FHTAGN: ("[[ft'ag@n]]", "[[f@t'A:gn]]", "[[ft'agn]]", "[[f@t'ag@n]]", "fuh-tahgn"),
 }
 _DE: dict[Word, tuple[str, ...]] = {
     Word.IAA: ("Iä", "I-a", "[[i:'a:]]", "[['i:a]]", "[[i:'E:]]"),
     Word.CTHULHU: ("Ktulu", "[[kt'u:lu:]]", "[[k@t'u:lu:]]", "[[kat'u:lu:]]", "[[k@T'u:lu:]]"),
-    Word.PHNGLUI: ("[[fNgl'u:i:]]", "[[f@ngl'u:i:]]", "[[pNgl'u:i]]", "[[p@Ngl'u:i:]]", "[[fNl'u:i:]]"),
+    Word.PHNGLUI: (
+        "[[fNgl'u:i:]]",
+        "[[f@ngl'u:i:]]",
+        "[[pNgl'u:i]]",
+        "[[p@Ngl'u:i:]]",
+        "[[fNl'u:i:]]",
+    ),
     Word.FHTAGN: ("[[ft'agn]]", "[[ft'a:gn]]", "[[f@t'agn]]", "[[ft'ag@n]]", "[[f@t'A:gn]]"),
 }
 # flite reads spellings only (no phoneme strings); English letter-to-sound.
@@ -100,21 +112,87 @@ DEV_TALK = slice(2, 4)
 #: Seeds take alternate halves (``dev_plan``), so a choice made on one half
 #: can be checked on phrases it never saw.
 DEV_PHRASES: dict[str, tuple[str, ...]] = {
-    "en": ("I ah", "to the loo", "fun again", "tag", "nah", "ha ha ha", "hmm", "uh huh",
-           "oh wow", "okay", "who's next", "Anna", "Thomas", "Julia", "seven", "twenty two",
-           "one, two, three", "I see", "hold on", "let me think", "that was close", "good luck",
-           "come on", "key to the loo", "ice tea", "a cat who knew", "thank you", "I knew it",
-           "hey Lucy", "you too", "ah, cool", "fine again"),
-    "de": ("ja ja", "Tag", "na ja", "nein", "genau", "hallo", "danke", "Moment", "noch mal",
-           "ich auch", "Achtung", "zwei", "sieben", "eins, zwei, drei", "Lukas", "Anna", "Julia",
-           "so ein Glück", "hm", "ha ha ha", "ach so", "Kuchen", "ja klar", "guten Tag",
-           "ich bin's", "Tee", "los geht's", "Kakao", "Donnerwetter", "Mist", "ich weiß",
-           "fantastisch"),
+    "en": (
+        "I ah",
+        "to the loo",
+        "fun again",
+        "tag",
+        "nah",
+        "ha ha ha",
+        "hmm",
+        "uh huh",
+        "oh wow",
+        "okay",
+        "who's next",
+        "Anna",
+        "Thomas",
+        "Julia",
+        "seven",
+        "twenty two",
+        "one, two, three",
+        "I see",
+        "hold on",
+        "let me think",
+        "that was close",
+        "good luck",
+        "come on",
+        "key to the loo",
+        "ice tea",
+        "a cat who knew",
+        "thank you",
+        "I knew it",
+        "hey Lucy",
+        "you too",
+        "ah, cool",
+        "fine again",
+    ),
+    "de": (
+        "ja ja",
+        "Tag",
+        "na ja",
+        "nein",
+        "genau",
+        "hallo",
+        "danke",
+        "Moment",
+        "noch mal",
+        "ich auch",
+        "Achtung",
+        "zwei",
+        "sieben",
+        "eins, zwei, drei",
+        "Lukas",
+        "Anna",
+        "Julia",
+        "so ein Glück",
+        "hm",
+        "ha ha ha",
+        "ach so",
+        "Kuchen",
+        "ja klar",
+        "guten Tag",
+        "ich bin's",
+        "Tee",
+        "los geht's",
+        "Kakao",
+        "Donnerwetter",
+        "Mist",
+        "ich weiß",
+        "fantastisch",
+    ),
 }
 #: Table talk of the kept-aside set only (festival): none of it shares a
 #: phrase or a content word with the development sets' talk.
-KEPT_TALK: tuple[str, ...] = ("pass me the dice please", "your turn", "nice roll", "ouch", "yeah",
-             "eat your cookies", "the dog", "four fives")
+KEPT_TALK: tuple[str, ...] = (
+    "pass me the dice please",
+    "your turn",
+    "nice roll",
+    "ouch",
+    "yeah",
+    "eat your cookies",
+    "the dog",
+    "four fives",
+)
 #: The development sets' seeds (the benchmark's is 8).
 DEV_SEEDS = (1, 2, 3, 4)
 #: Share of the sayings with one word said twice ("Ia! Ia! Cthulhu!").
@@ -148,9 +226,11 @@ def require_tools(voices: tuple[str, ...] = VOICES) -> None:
     tools = ["sox"] + sorted({_TOOL[synth_of(v)] for v in voices})
     missing = [t for t in tools if shutil.which(t) is None]
     if missing:
-        raise SystemExit(f"voice_testset needs {' and '.join(missing)} "
-                         "(apt-get install espeak-ng sox flite festival festvox-kallpc16k "
-                         "festvox-kdlpc16k festvox-us-slt-hts)")
+        raise SystemExit(
+            f"voice_testset needs {' and '.join(missing)} "
+            "(apt-get install espeak-ng sox flite festival festvox-kallpc16k "
+            "festvox-kdlpc16k festvox-us-slt-hts)"
+        )
 
 
 def _lang(voice: str) -> str:
@@ -207,19 +287,52 @@ def synthesise(item: Item, raw: Path, work: Path) -> list[str]:
     """
     synth = synth_of(item.voice)
     if synth == "espeak-ng":
-        _run(["espeak-ng", "-v", item.voice, "-s", str(item.speed), "-p", str(item.pitch),
-              "-w", str(raw), item.spoken])
+        _run(
+            [
+                "espeak-ng",
+                "-v",
+                item.voice,
+                "-s",
+                str(item.speed),
+                "-p",
+                str(item.pitch),
+                "-w",
+                str(raw),
+                item.spoken,
+            ]
+        )
         return []
     stretch = f"{175 / item.speed:.3f}"
     name = item.voice.split(":", 1)[1]
     if synth == "flite":
-        _run(["flite", "-voice", name, "--setf", f"duration_stretch={stretch}",
-              "-t", item.spoken, "-o", str(raw)])
+        _run(
+            [
+                "flite",
+                "-voice",
+                name,
+                "--setf",
+                f"duration_stretch={stretch}",
+                "-t",
+                item.spoken,
+                "-o",
+                str(raw),
+            ]
+        )
     else:
         text = work / "text.txt"
         text.write_text(item.spoken + "\n", encoding="utf-8")
-        _run(["text2wave", "-eval", f"(voice_{name})",
-              "-eval", f"(Parameter.set 'Duration_Stretch {stretch})", "-o", str(raw), str(text)])
+        _run(
+            [
+                "text2wave",
+                "-eval",
+                f"(voice_{name})",
+                "-eval",
+                f"(Parameter.set 'Duration_Stretch {stretch})",
+                "-o",
+                str(raw),
+                str(text),
+            ]
+        )
     return ["pitch", str(item.pitch)] if item.pitch else []
 
 
@@ -229,15 +342,47 @@ def render(item: Item, out: Path, work: Path, lead: float, tail: float) -> None:
     clean = work / "clean.wav"
     effects = synthesise(item, raw, work)
     speech_rms = _rms(raw)  # before padding: the level of the speech itself
-    _run(["sox", str(raw), "-r", "16000", "-c", "1", "-b", "16", str(clean),
-          *effects, "pad", f"{lead}", f"{tail}"])
+    _run(
+        [
+            "sox",
+            str(raw),
+            "-r",
+            "16000",
+            "-c",
+            "1",
+            "-b",
+            "16",
+            str(clean),
+            *effects,
+            "pad",
+            f"{lead}",
+            f"{tail}",
+        ]
+    )
     if item.snr is None or item.noise is None:
         shutil.copy(clean, out)
         return
     bank = work / f"{item.noise}.wav"
     if not bank.exists():  # sox -R: the same noise on every run, so the set is repeatable
-        _run(["sox", "-R", "-r", "16000", "-c", "1", "-b", "16", "-n", str(bank),
-              "synth", str(NOISE_BANK_S), item.noise, "vol", "0.5"])
+        _run(
+            [
+                "sox",
+                "-R",
+                "-r",
+                "16000",
+                "-c",
+                "1",
+                "-b",
+                "16",
+                "-n",
+                str(bank),
+                "synth",
+                str(NOISE_BANK_S),
+                item.noise,
+                "vol",
+                "0.5",
+            ]
+        )
     noise = work / "noise.wav"
     dur = _run(["soxi", "-D", str(clean)]).strip()
     _run(["sox", str(bank), str(noise), "trim", f"{item.noise_at:.3f}", dur])
@@ -245,9 +390,17 @@ def render(item: Item, out: Path, work: Path, lead: float, tail: float) -> None:
     _run(["sox", "-m", "-v", "1", str(clean), "-v", f"{gain:.6f}", str(noise), str(out)])
 
 
-def plan(seed: int, renders: int, voices: tuple[str, ...], snrs: tuple[int | None, ...],
-         calls: tuple[str, ...] | None = None, talk: slice = TEST_TALK,
-         more_talk: slice | None = None, kept: bool = False, one_snr: bool = False) -> list[Item]:
+def plan(
+    seed: int,
+    renders: int,
+    voices: tuple[str, ...],
+    snrs: tuple[int | None, ...],
+    calls: tuple[str, ...] | None = None,
+    talk: slice = TEST_TALK,
+    more_talk: slice | None = None,
+    kept: bool = False,
+    one_snr: bool = False,
+) -> list[Item]:
     """Every call × voice × render × noise level, plus table talk; deterministic per seed.
 
     ``more_talk`` adds those of ``DEV_PHRASES`` (development sets only);
@@ -270,16 +423,33 @@ def plan(seed: int, renders: int, voices: tuple[str, ...], snrs: tuple[int | Non
         for kid, spoken in sayings:
             call = TABLE_K[kid] if kid else None
             speed = rng.choice((130, 150, 175, 200, 240))
-            pitch = (rng.choice((30, 45, 60, 75)) if synth_of(voice) == "espeak-ng"
-                     else rng.choice((-300, -150, 0, 150, 300)))
-            for snr in ((rng.choice(snrs),) if one_snr else snrs):
+            pitch = (
+                rng.choice((30, 45, 60, 75))
+                if synth_of(voice) == "espeak-ng"
+                else rng.choice((-300, -150, 0, 150, 300))
+            )
+            for snr in (rng.choice(snrs),) if one_snr else snrs:
                 roll, layout = situation(call, rng)
                 noise = rng.choice(NOISES) if snr is not None else None
-                tag = voice.replace('+', '-').replace(':', '-')
+                tag = voice.replace("+", "-").replace(":", "-")
                 name = f"{len(items):04d}_{tag}_{kid or 'talk'}_{snr or 'clean'}.wav"
                 noise_at = round(rng.uniform(0, NOISE_BANK_S - 10), 3)
-                items.append(Item(name, call_text(call) if call else None, kid, spoken, voice,
-                                  speed, pitch, noise, snr, noise_at, roll, faces_text(layout)))
+                items.append(
+                    Item(
+                        name,
+                        call_text(call) if call else None,
+                        kid,
+                        spoken,
+                        voice,
+                        speed,
+                        pitch,
+                        noise,
+                        snr,
+                        noise_at,
+                        roll,
+                        faces_text(layout),
+                    )
+                )
     return items
 
 
@@ -288,8 +458,9 @@ def dev_plan(seed: int) -> list[Item]:
     the development talk and half of DEV_PHRASES."""
     if seed == KEPT_SEED:
         raise ValueError("seed 8 is the test set's")
-    return plan(seed, 2, DEV_VOICES, SNRS, talk=DEV_TALK, more_talk=slice(seed % 2, None, 2),
-                one_snr=True)
+    return plan(
+        seed, 2, DEV_VOICES, SNRS, talk=DEV_TALK, more_talk=slice(seed % 2, None, 2), one_snr=True
+    )
 
 
 def kept_plan(seed: int = KEPT_SEED, renders: int = 3) -> list[Item]:
@@ -305,25 +476,40 @@ def generate(out: Path, items: list[Item], lead: float = 0.4, tail: float = 0.6)
         for item in items:
             render(item, out / item.file, Path(tmp), lead, tail)
     manifest = out / "manifest.jsonl"
-    manifest.write_text("".join(json.dumps(asdict(i), ensure_ascii=False) + "\n" for i in items),
-                        encoding="utf-8")
+    manifest.write_text(
+        "".join(json.dumps(asdict(i), ensure_ascii=False) + "\n" for i in items), encoding="utf-8"
+    )
     return manifest
 
 
 def load(manifest: Path) -> list[Item]:
-    return [Item(**json.loads(line)) for line in manifest.read_text(encoding="utf-8").splitlines() if line]
+    return [
+        Item(**json.loads(line))
+        for line in manifest.read_text(encoding="utf-8").splitlines()
+        if line
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m benchmarks.voice_testset", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m benchmarks.voice_testset", description=__doc__.split("\n")[0]
+    )
     ap.add_argument("out", type=Path, help="folder to write the WAV files and manifest.jsonl into")
     ap.add_argument("--seed", type=int, default=8)
-    ap.add_argument("--renders", type=int, default=2, help="renderings per call and voice (default 2)")
+    ap.add_argument(
+        "--renders", type=int, default=2, help="renderings per call and voice (default 2)"
+    )
     which = ap.add_mutually_exclusive_group()
-    which.add_argument("--dev", action="store_true",
-                       help="a development set (dev_plan: espeak-ng and flite; --renders ignored)")
-    which.add_argument("--kept", action="store_true",
-                       help="the kept-aside set (kept_plan: festival, kept wordings; default 3 renders)")
+    which.add_argument(
+        "--dev",
+        action="store_true",
+        help="a development set (dev_plan: espeak-ng and flite; --renders ignored)",
+    )
+    which.add_argument(
+        "--kept",
+        action="store_true",
+        help="the kept-aside set (kept_plan: festival, kept wordings; default 3 renders)",
+    )
     args = ap.parse_args(argv)
     if args.dev:
         items = dev_plan(args.seed)

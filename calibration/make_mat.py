@@ -1,6 +1,6 @@
 """Write the printable play mats (PNG and PDF, A3 and A2) beside this script.
 
-    python calibration/make_mat.py [--png-dpi 100] [--pdf-dpi 150]
+python calibration/make_mat.py [--png-dpi 100] [--pdf-dpi 150]
 """
 
 from __future__ import annotations

@@ -22,11 +22,18 @@ sys.path.insert(0, str(ROOT))
 
 from companion.synth.simtable import SimulatedTable  # noqa: E402
 
-CONTENTS = {"rolling area": list("I23E1I"), "cult 1": list("I33E"), "cult 2": list("I12"), "cult 3": list("E")}
+CONTENTS = {
+    "rolling area": list("I23E1I"),
+    "cult 1": list("I33E"),
+    "cult 2": list("I12"),
+    "cult 3": list("E"),
+}
 QUALITY = 88
 
 
-def shoot(contents: dict[str, list[str]], name: str, seed: int) -> list[tuple[str, float, float, str]]:
+def shoot(
+    contents: dict[str, list[str]], name: str, seed: int
+) -> list[tuple[str, float, float, str]]:
     table = SimulatedTable(lambda: contents, seed=seed)
     table.calibration = table.calibration.with_cults(3)
     table.open()
@@ -43,8 +50,9 @@ def main() -> int:
     shoot({}, "empty-mat.jpg", seed=3)
     truth = shoot(CONTENTS, "table-3cults.jpg", seed=3)
     dice = [{"zone": z, "x": round(x, 1), "y": round(y, 1), "face": f} for z, x, y, f in truth]
-    (HERE / "table-3cults.json").write_text(json.dumps({"cults": 3, "dice": dice}, indent=1) + "\n",
-                                            encoding="utf-8")
+    (HERE / "table-3cults.json").write_text(
+        json.dumps({"cults": 3, "dice": dice}, indent=1) + "\n", encoding="utf-8"
+    )
     for p in sorted(HERE.iterdir()):
         print(p.relative_to(ROOT), p.stat().st_size, "bytes")
     return 0

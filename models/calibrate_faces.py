@@ -84,15 +84,21 @@ class ReadDice:
     table_logits: npt.NDArray[np.float32]  # bare-table squares of the same frames, one a frame
 
 
-def read_frames(clf: FaceClassifier, n_frames: int, first: int = FIRST_SEED,
-                styles: Sequence[Style] = VALIDATION) -> ReadDice:
+def read_frames(
+    clf: FaceClassifier,
+    n_frames: int,
+    first: int = FIRST_SEED,
+    styles: Sequence[Style] = VALIDATION,
+) -> ReadDice:
     """Every whole die the finder finds and matches in n rendered validation frames."""
     labels: list[int] = []
     logits, embs, table = [], [], []
     sets: list[tuple[str, ...]] = []
     for seed in range(first, first + n_frames):
         f = render_frame(seed, size=(1280, 960), styles=styles)
-        bare = background_squares([d.corners for d in f.dice], f.image.shape, 1, np.random.default_rng(seed))
+        bare = background_squares(
+            [d.corners for d in f.dice], f.image.shape, 1, np.random.default_rng(seed)
+        )
         if bare:
             table.append(clf.run(cut_faces(f.image, bare))[0])
         h, w = f.image.shape[:2]
@@ -107,8 +113,13 @@ def read_frames(clf: FaceClassifier, n_frames: int, first: int = FIRST_SEED,
         labels.extend(FACES.index(f.dice[j].face) for _, j in keep)
         key = tuple(sorted({d.style for d in f.dice}))
         sets.extend([key] * len(keep))
-    return ReadDice(np.asarray(labels, np.int64), np.concatenate(logits), np.concatenate(embs), sets,
-                    np.concatenate(table) if table else np.zeros((0, logits[0].shape[1]), np.float32))
+    return ReadDice(
+        np.asarray(labels, np.int64),
+        np.concatenate(logits),
+        np.concatenate(embs),
+        sets,
+        np.concatenate(table) if table else np.zeros((0, logits[0].shape[1]), np.float32),
+    )
 
 
 def output_classes(path: Path) -> tuple[str, ...]:
@@ -131,7 +142,9 @@ def calibrate(path: Path, *, frames: int = 300, quick: bool = False) -> dict[str
     write_metadata(path, {"classes": ",".join(classes), "temperature": "1", "threshold": "0"})
     clf = FaceClassifier(path)
     styles = read_frames(clf, n)
-    fam = read_frames(clf, n, FIRST_SEED + 5000, family_styles("validation", FAMILY_SETS, FIRST_SEED))
+    fam = read_frames(
+        clf, n, FIRST_SEED + 5000, family_styles("validation", FAMILY_SETS, FIRST_SEED)
+    )
     logits = np.concatenate([styles.logits, fam.logits])
     labels = np.concatenate([styles.labels, fam.labels])
     temp = fit_temperature(logits, labels)
@@ -141,8 +154,13 @@ def calibrate(path: Path, *, frames: int = 300, quick: bool = False) -> dict[str
     thr_styles = choose_threshold(p_styles, styles.labels, TARGET)
     thr_fam = choose_threshold(p_fam, fam.labels, FAMILY_TARGET)
     thr = max(thr_styles, thr_fam)
-    values = {"classes": ",".join(classes), "temperature": f"{temp:.6g}", "threshold": f"{thr:.6g}",
-              "silent_target": str(TARGET), "family_silent_target": str(FAMILY_TARGET)}
+    values = {
+        "classes": ",".join(classes),
+        "temperature": f"{temp:.6g}",
+        "threshold": f"{thr:.6g}",
+        "silent_target": str(TARGET),
+        "family_silent_target": str(FAMILY_TARGET),
+    }
     non_die: dict[str, object] = {}
     if clf.knows_non_dice:
         # Plain pip dice of validation pip styles are dice too: art no motif class names.
@@ -152,20 +170,36 @@ def calibrate(path: Path, *, frames: int = 300, quick: bool = False) -> dict[str
         values["not_die_threshold"] = f"{limit:.6g}"
         table = clf.motif_probabilities(np.concatenate([styles.table_logits, fam.table_logits]))[1]
         drawn = clf.motif_probabilities(clf.run(non_die_crops(400, NON_DIE_SEED))[0])[1]
-        non_die = {"real_dice_max": float(real.max()), "real_dice_dropped": int(np.sum(real >= limit)),
-                   "pip_dice": int(len(pips)), "pip_dice_max": float(pips.max()),
-                   "table_squares": int(len(table)), "table_squares_dropped": int(np.sum(table >= limit)),
-                   "drawn_non_dice": int(len(drawn)), "drawn_non_dice_dropped": int(np.sum(drawn >= limit))}
+        non_die = {
+            "real_dice_max": float(real.max()),
+            "real_dice_dropped": int(np.sum(real >= limit)),
+            "pip_dice": int(len(pips)),
+            "pip_dice_max": float(pips.max()),
+            "table_squares": int(len(table)),
+            "table_squares_dropped": int(np.sum(table >= limit)),
+            "drawn_non_dice": int(len(drawn)),
+            "drawn_non_dice_dropped": int(np.sum(drawn >= limit)),
+        }
     write_metadata(path, values)
-    return {"metadata": values, "validation_dice": int(len(styles.labels)), "family_dice": int(len(fam.labels)),
-            "validation_frames": n, "first_seed": FIRST_SEED, "threshold_styles": thr_styles,
-            "threshold_families": thr_fam, "not_a_die": non_die,
-            "styles": scores(p_styles, styles.labels, thr),
-            "families": scores(p_fam, fam.labels, thr), "seconds": round(time.time() - t0)}
+    return {
+        "metadata": values,
+        "validation_dice": int(len(styles.labels)),
+        "family_dice": int(len(fam.labels)),
+        "validation_frames": n,
+        "first_seed": FIRST_SEED,
+        "threshold_styles": thr_styles,
+        "threshold_families": thr_fam,
+        "not_a_die": non_die,
+        "styles": scores(p_styles, styles.labels, thr),
+        "families": scores(p_fam, fam.labels, thr),
+        "seconds": round(time.time() - t0),
+    }
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--model", default=str(Path(__file__).resolve().parent / "faces.onnx"))
     ap.add_argument("--frames", type=int, default=300, help="frames of each kind")
     ap.add_argument("--quick", action="store_true")
@@ -173,7 +207,9 @@ def main() -> None:
     report = calibrate(Path(args.model), frames=args.frames, quick=args.quick)
     out = Path(args.model).with_suffix(".calibration.json")
     out.write_text(json.dumps(report, indent=1) + "\n")
-    print(json.dumps({k: report[k] for k in ("metadata", "validation_dice", "not_a_die", "seconds")}))
+    print(
+        json.dumps({k: report[k] for k in ("metadata", "validation_dice", "not_a_die", "seconds")})
+    )
 
 
 if __name__ == "__main__":

@@ -48,19 +48,28 @@ def fit_temperature(logits4: F32, labels: npt.NDArray[np.int64]) -> float:
     return best
 
 
-def calibrate(logits4: F32, labels: npt.NDArray[np.int64], target: float = TARGET) -> dict[str, float]:
+def calibrate(
+    logits4: F32, labels: npt.NDArray[np.int64], target: float = TARGET
+) -> dict[str, float]:
     """Temperature, threshold and the validation figures they give."""
     temp = fit_temperature(logits4, labels)
     probs = np.mean([softmax(lg / temp) for lg in logits4], axis=0)
     thr = choose_threshold(probs, labels, target)
     conf, best = probs.max(axis=1), probs.argmax(axis=1)
     sure = conf >= thr
-    return {"temperature": temp, "threshold": thr, "validation_dice": int(len(labels)),
-            "right": float(np.mean(sure & (best == labels))), "unknown": float(np.mean(~sure)),
-            "silent": float(np.mean(sure & (best != labels)))}
+    return {
+        "temperature": temp,
+        "threshold": thr,
+        "validation_dice": int(len(labels)),
+        "right": float(np.mean(sure & (best == labels))),
+        "unknown": float(np.mean(~sure)),
+        "silent": float(np.mean(sure & (best != labels))),
+    }
 
 
-def validation_crops(seed: int, train_frames: int, val_frames: int, workers: int) -> tuple[np.ndarray, np.ndarray]:
+def validation_crops(
+    seed: int, train_frames: int, val_frames: int, workers: int
+) -> tuple[np.ndarray, np.ndarray]:
     """The validation crops train_pips.py draws for this seed (same frame seeds), finder-cut only."""
     from companion.synth.pip_crops import make_pip_crops
     from companion.synth.pips import PIP_VALIDATION
@@ -73,9 +82,13 @@ def validation_crops(seed: int, train_frames: int, val_frames: int, workers: int
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--model", type=Path, default=REPO / "models" / "pips.onnx")
-    ap.add_argument("--cache", default=None, help="train_pips.py's npz of rendered crops (its vi/vl arrays)")
+    ap.add_argument(
+        "--cache", default=None, help="train_pips.py's npz of rendered crops (its vi/vl arrays)"
+    )
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--train-frames", type=int, default=2000)
     ap.add_argument("--val-frames", type=int, default=500)
@@ -87,14 +100,27 @@ def main() -> None:
         z = np.load(args.cache)
         images, labels = z["vi"], z["vl"]
     else:
-        images, labels = validation_crops(args.seed, args.train_frames, args.val_frames, args.workers)
+        images, labels = validation_crops(
+            args.seed, args.train_frames, args.val_frames, args.workers
+        )
     clf = PipClassifier(args.model, threads=1)
     n = len(labels)
-    logits4 = np.concatenate([clf.logits(quarter_turns(images[i : i + 256])).reshape(4, -1, 6)
-                              for i in range(0, n, 256)], axis=1)
+    logits4 = np.concatenate(
+        [
+            clf.logits(quarter_turns(images[i : i + 256])).reshape(4, -1, 6)
+            for i in range(0, n, 256)
+        ],
+        axis=1,
+    )
     report = calibrate(logits4, labels)
-    write_metadata(args.model, {"temperature": f"{report['temperature']:.6g}",
-                                "threshold": f"{report['threshold']:.6g}", "silent_target": str(TARGET)})
+    write_metadata(
+        args.model,
+        {
+            "temperature": f"{report['temperature']:.6g}",
+            "threshold": f"{report['threshold']:.6g}",
+            "silent_target": str(TARGET),
+        },
+    )
     print(json.dumps(report))
 
 

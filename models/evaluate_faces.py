@@ -27,7 +27,9 @@ from companion.vision.classify import FaceClassifier  # noqa: E402
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     here = Path(__file__).resolve().parent
     ap.add_argument("--model", default=str(here / "faces.onnx"))
     ap.add_argument("--test-frames", type=int, default=6)
@@ -37,7 +39,10 @@ def main() -> None:
     t0 = time.time()
     clf = FaceClassifier(args.model)
     cal = clf.calibration
-    trials = [run_trial(clf, st, args.seed + i, test_frames=args.test_frames) for i, st in enumerate(HELD_OUT)]
+    trials = [
+        run_trial(clf, st, args.seed + i, test_frames=args.test_frames)
+        for i, st in enumerate(HELD_OUT)
+    ]
     labels = np.concatenate([t.labels for t in trials])
     base = clf.motif_probabilities(np.concatenate([t.base_logits for t in trials]))[0]
     prof = np.concatenate([t.profile_probs for t in trials])
@@ -46,21 +51,34 @@ def main() -> None:
     for t in trials:
         b = scores(clf.motif_probabilities(t.base_logits)[0], t.labels, cal.threshold)
         p = scores(t.profile_probs, t.labels, 0.0, t.profile_sure)
-        per_style[t.style] = {"n": len(t.labels), "base_read_right": b["read_right"], "base_silent": b["silent"],
-                              "profile_read_right": p["read_right"], "profile_silent": p["silent"]}
+        per_style[t.style] = {
+            "n": len(t.labels),
+            "base_read_right": b["read_right"],
+            "base_silent": b["silent"],
+            "profile_read_right": p["read_right"],
+            "profile_silent": p["silent"],
+        }
     report = {
-        "model": str(args.model), "held_out_styles": len(HELD_OUT), "dice": int(len(labels)),
+        "model": str(args.model),
+        "held_out_styles": len(HELD_OUT),
+        "dice": int(len(labels)),
         "calibration": cal.__dict__,
         "without_enrolment": scores(base, labels, cal.threshold),
         "with_enrolment": scores(prof, labels, 0.0, sure),
-        "per_style": per_style, "seconds": round(time.time() - t0),
+        "per_style": per_style,
+        "seconds": round(time.time() - t0),
     }
     Path(args.out).write_text(json.dumps(report, indent=1) + "\n")
     for key in ("without_enrolment", "with_enrolment"):
         r = report[key]
         assert isinstance(r, dict)
-        print(f"{key}: read right {r['read_right']:.4f}, silent {r['silent']:.4f}, ? {r['unknown']:.4f}, raw accuracy {r['raw_accuracy']:.4f}")
-        print("  per class read right:", {f: round(v["read_right"], 4) for f, v in r["per_class"].items()})
+        print(
+            f"{key}: read right {r['read_right']:.4f}, silent {r['silent']:.4f}, ? {r['unknown']:.4f}, raw accuracy {r['raw_accuracy']:.4f}"
+        )
+        print(
+            "  per class read right:",
+            {f: round(v["read_right"], 4) for f, v in r["per_class"].items()},
+        )
     print(f"{len(labels)} dice, {len(HELD_OUT)} held-out styles, {report['seconds']} s")
 
 

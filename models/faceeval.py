@@ -33,11 +33,15 @@ class Trial:
     style: str
     labels: npt.NDArray[np.int64]
     base_logits: F32  # network logits of the test dice
-    profile_probs: F32  # the profile's probabilities (averaged over READ_ROTATIONS views, as reading does)
+    profile_probs: (
+        F32  # the profile's probabilities (averaged over READ_ROTATIONS views, as reading does)
+    )
     profile_sure: npt.NDArray[np.bool_]  # read as a motif by the profile (not `?`)
 
 
-def frame_crops(seed: int, style: Style, faces: list[str] | None, n_dice: int) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
+def frame_crops(
+    seed: int, style: Style, faces: list[str] | None, n_dice: int
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
     frame = render_frame(seed, n_dice=n_dice, styles=[style], faces=faces)
     rng = np.random.default_rng(seed ^ 0x5EED)
     crops = [cut_face(frame.image, jitter_corners(d.corners, rng)) for d in frame.dice]
@@ -47,8 +51,15 @@ def frame_crops(seed: int, style: Style, faces: list[str] | None, n_dice: int) -
     return np.stack(crops), np.asarray(labels, np.int64)
 
 
-def run_trial(clf: FaceClassifier, style: Style, seed: int, *, enrol_frames: int = 2, test_frames: int = 4,
-              dice_per_frame: int = 20) -> Trial:
+def run_trial(
+    clf: FaceClassifier,
+    style: Style,
+    seed: int,
+    *,
+    enrol_frames: int = 2,
+    test_frames: int = 4,
+    dice_per_frame: int = 20,
+) -> Trial:
     """Enrol a set from enrol_frames frames per motif (VISION.md: 2), then read ordinary frames of it."""
     ex, ey, ef = [], [], []
     for k, face in enumerate(FACES):
@@ -73,7 +84,10 @@ def run_trial(clf: FaceClassifier, style: Style, seed: int, *, enrol_frames: int
 def fit_temperature(logits: F32, labels: npt.NDArray[np.int64]) -> float:
     """The temperature minimising the negative log-likelihood (grid search)."""
     grid = np.exp(np.linspace(np.log(0.05), np.log(20.0), 200))
-    nll = [float(-np.log(softmax(logits / t)[np.arange(len(labels)), labels] + 1e-12).mean()) for t in grid]
+    nll = [
+        float(-np.log(softmax(logits / t)[np.arange(len(labels)), labels] + 1e-12).mean())
+        for t in grid
+    ]
     return float(grid[int(np.argmin(nll))])
 
 
@@ -88,8 +102,12 @@ def choose_threshold(probs: F32, labels: npt.NDArray[np.int64], target: float) -
     return 1.0
 
 
-def scores(probs: F32, labels: npt.NDArray[np.int64], threshold: float,
-           sure: npt.NDArray[np.bool_] | None = None) -> dict[str, object]:
+def scores(
+    probs: F32,
+    labels: npt.NDArray[np.int64],
+    threshold: float,
+    sure: npt.NDArray[np.bool_] | None = None,
+) -> dict[str, object]:
     """Read right, silent errors and `?`; ``sure`` (read as a motif) replaces the threshold if given."""
     conf = probs.max(axis=1)
     pred = probs.argmax(axis=1)
@@ -99,15 +117,24 @@ def scores(probs: F32, labels: npt.NDArray[np.int64], threshold: float,
     per_class = {}
     for k, f in enumerate(FACES):
         m = labels == k
-        per_class[f] = {"n": int(m.sum()), "read_right": float(right[m].mean()) if m.any() else None,
-                        "unknown": float((~shown)[m].mean()) if m.any() else None,
-                        "silent": float(silent[m].mean()) if m.any() else None}
+        per_class[f] = {
+            "n": int(m.sum()),
+            "read_right": float(right[m].mean()) if m.any() else None,
+            "unknown": float((~shown)[m].mean()) if m.any() else None,
+            "silent": float(silent[m].mean()) if m.any() else None,
+        }
     confusion = np.zeros((len(FACES), len(FACES) + 1), np.int64)  # last column: "?"
     for y, p, s in zip(labels, pred, shown, strict=True):
         confusion[y, p if s else len(FACES)] += 1
-    return {"n": len(labels), "read_right": float(right.mean()), "silent": float(silent.mean()),
-            "unknown": float((~shown).mean()), "raw_accuracy": float((pred == labels).mean()),
-            "per_class": per_class, "confusion": confusion.tolist()}
+    return {
+        "n": len(labels),
+        "read_right": float(right.mean()),
+        "silent": float(silent.mean()),
+        "unknown": float((~shown).mean()),
+        "raw_accuracy": float((pred == labels).mean()),
+        "per_class": per_class,
+        "confusion": confusion.tolist(),
+    }
 
 
 def digest(clf: FaceClassifier) -> str:

@@ -28,10 +28,12 @@ from companion.synth.glyphs import GLYPH_FILE, TEXT  # noqa: E402
 FONTS = Path("/usr/share/fonts")
 # (typeface family, file): a family is held out of training as a whole.
 FACES = [
-    ("dejavu-sans", "truetype/dejavu/DejaVuSans.ttf"), ("dejavu-sans", "truetype/dejavu/DejaVuSans-Bold.ttf"),
+    ("dejavu-sans", "truetype/dejavu/DejaVuSans.ttf"),
+    ("dejavu-sans", "truetype/dejavu/DejaVuSans-Bold.ttf"),
     ("dejavu-sans", "truetype/dejavu/DejaVuSansCondensed-BoldOblique.ttf"),
     ("dejavu-sans", "truetype/dejavu/DejaVuSans-ExtraLight.ttf"),
-    ("dejavu-serif", "truetype/dejavu/DejaVuSerif.ttf"), ("dejavu-serif", "truetype/dejavu/DejaVuSerif-BoldItalic.ttf"),
+    ("dejavu-serif", "truetype/dejavu/DejaVuSerif.ttf"),
+    ("dejavu-serif", "truetype/dejavu/DejaVuSerif-BoldItalic.ttf"),
     ("dejavu-mono", "truetype/dejavu/DejaVuSansMono-Bold.ttf"),
     ("liberation-sans", "truetype/liberation/LiberationSans-Regular.ttf"),
     ("liberation-sans", "truetype/liberation/LiberationSans-BoldItalic.ttf"),
@@ -39,22 +41,27 @@ FACES = [
     ("liberation-serif", "truetype/liberation/LiberationSerif-Regular.ttf"),
     ("liberation-serif", "truetype/liberation/LiberationSerif-Italic.ttf"),
     ("liberation-mono", "truetype/liberation/LiberationMono-Regular.ttf"),
-    ("freefont", "truetype/freefont/FreeSans.ttf"), ("freefont", "truetype/freefont/FreeSerifBoldItalic.ttf"),
+    ("freefont", "truetype/freefont/FreeSans.ttf"),
+    ("freefont", "truetype/freefont/FreeSerifBoldItalic.ttf"),
     ("freefont", "truetype/freefont/FreeMonoBold.ttf"),
     ("nimbus-sans", "opentype/urw-base35/NimbusSans-Bold.otf"),
     ("nimbus-sans", "opentype/urw-base35/NimbusSansNarrow-Oblique.otf"),
     ("nimbus-roman", "opentype/urw-base35/NimbusRoman-Regular.otf"),
     ("nimbus-roman", "opentype/urw-base35/NimbusRoman-BoldItalic.otf"),
     ("nimbus-mono", "opentype/urw-base35/NimbusMonoPS-Bold.otf"),
-    ("c059", "opentype/urw-base35/C059-Roman.otf"), ("c059", "opentype/urw-base35/C059-BdIta.otf"),
-    ("p052", "opentype/urw-base35/P052-Bold.otf"), ("p052", "opentype/urw-base35/P052-Italic.otf"),
+    ("c059", "opentype/urw-base35/C059-Roman.otf"),
+    ("c059", "opentype/urw-base35/C059-BdIta.otf"),
+    ("p052", "opentype/urw-base35/P052-Bold.otf"),
+    ("p052", "opentype/urw-base35/P052-Italic.otf"),
     ("bookman", "opentype/urw-base35/URWBookman-Demi.otf"),
     ("bookman", "opentype/urw-base35/URWBookman-LightItalic.otf"),
     ("urw-gothic", "opentype/urw-base35/URWGothic-Book.otf"),
     ("urw-gothic", "opentype/urw-base35/URWGothic-DemiOblique.otf"),
     ("z003", "opentype/urw-base35/Z003-MediumItalic.otf"),
-    ("noto-sans", "truetype/noto/NotoSans-Regular.ttf"), ("noto-sans", "truetype/noto/NotoSans-BoldItalic.ttf"),
-    ("noto-serif", "truetype/noto/NotoSerif-Bold.ttf"), ("noto-serif", "truetype/noto/NotoSerif-Italic.ttf"),
+    ("noto-sans", "truetype/noto/NotoSans-Regular.ttf"),
+    ("noto-sans", "truetype/noto/NotoSans-BoldItalic.ttf"),
+    ("noto-serif", "truetype/noto/NotoSerif-Bold.ttf"),
+    ("noto-serif", "truetype/noto/NotoSerif-Italic.ttf"),
     ("noto-serif", "truetype/noto/NotoSerifDisplay-Regular.ttf"),
     ("libertine", "opentype/linux-libertine/LinLibertine_R.otf"),
     ("libertine", "opentype/linux-libertine/LinLibertine_RBI.otf"),
@@ -65,10 +72,12 @@ FACES = [
     ("comic-neue", "opentype/comic-neue/ComicNeue-LightItalic.otf"),
     ("eb-garamond", "opentype/ebgaramond/EBGaramond12-Regular.otf"),
     ("eb-garamond", "opentype/ebgaramond/EBGaramond12-Italic.otf"),
-    ("carlito", "truetype/crosextra/Carlito-Bold.ttf"), ("carlito", "truetype/crosextra/Carlito-Italic.ttf"),
+    ("carlito", "truetype/crosextra/Carlito-Bold.ttf"),
+    ("carlito", "truetype/crosextra/Carlito-Italic.ttf"),
     ("caladea", "truetype/crosextra/Caladea-Regular.ttf"),
     ("caladea", "truetype/crosextra/Caladea-BoldItalic.ttf"),
-    ("lato", "truetype/lato/Lato-Black.ttf"), ("lato", "truetype/lato/Lato-LightItalic.ttf"),
+    ("lato", "truetype/lato/Lato-Black.ttf"),
+    ("lato", "truetype/lato/Lato-LightItalic.ttf"),
     ("lato", "truetype/lato/Lato-Regular.ttf"),
     ("open-sans", "truetype/open-sans/OpenSans-ExtraBold.ttf"),
     ("open-sans", "truetype/open-sans/OpenSans-CondLight.ttf"),
@@ -95,7 +104,9 @@ def main() -> None:
     for family, rel in FACES:
         path = FONTS / rel
         if not path.is_file():
-            print(f"missing {path}: install the font packages named in the docstring", file=sys.stderr)
+            print(
+                f"missing {path}: install the font packages named in the docstring", file=sys.stderr
+            )
             sys.exit(1)
         names.append(Path(rel).stem)
         families.append(family)
@@ -105,7 +116,13 @@ def main() -> None:
     widths = np.array([m.shape[1] for m in masks], np.int32)
     for i, m in enumerate(masks):
         packed[i, :, : m.shape[1]] = m
-    np.savez_compressed(REPO / GLYPH_FILE, masks=packed, widths=widths, names=np.array(names), families=np.array(families))
+    np.savez_compressed(
+        REPO / GLYPH_FILE,
+        masks=packed,
+        widths=widths,
+        names=np.array(names),
+        families=np.array(families),
+    )
     print(f"{len(masks)} typefaces of {len(set(families))} families -> {GLYPH_FILE}")
 
 

@@ -71,10 +71,20 @@ def features(session: object, crops: npt.NDArray[np.uint8]) -> tuple[F64, F64]:
     return np.concatenate(feats).astype(np.float64), np.concatenate(logits).astype(np.float64)
 
 
-def fit_row(h: F64, motif_logits: F64, is_not_die: npt.NDArray[np.bool_], w0: F64, b0: float, *,
-            l2: float = 1e-3, steps: int = 600) -> tuple[F64, float]:
+def fit_row(
+    h: F64,
+    motif_logits: F64,
+    is_not_die: npt.NDArray[np.bool_],
+    w0: F64,
+    b0: float,
+    *,
+    l2: float = 1e-3,
+    steps: int = 600,
+) -> tuple[F64, float]:
     """The not-a-die row: P(not a die) = sigmoid(w.h + b - logsumexp(motif logits)), classes weighted equally."""
-    lse = np.log(np.exp(motif_logits - motif_logits.max(axis=1, keepdims=True)).sum(axis=1)) + motif_logits.max(axis=1)
+    lse = np.log(
+        np.exp(motif_logits - motif_logits.max(axis=1, keepdims=True)).sum(axis=1)
+    ) + motif_logits.max(axis=1)
     y = is_not_die.astype(np.float64)
     cw = np.where(is_not_die, 0.5 / max(y.sum(), 1), 0.5 / max((1 - y).sum(), 1))
     w, b = w0.copy(), float(b0)
@@ -106,8 +116,14 @@ def refit(path: Path, frames: int, seed: int = FIRST_SEED) -> dict[str, object]:
     pips = pip_dice(seed, frames, PIP_TRAIN)
     drawn = non_die_crops(3000, seed + 1)
     crops = np.concatenate([dice.images, fdice.images, pips, drawn])
-    not_die = np.concatenate([dice.labels == NOT_DIE, fdice.labels == NOT_DIE, np.zeros(len(pips), bool),
-                              np.ones(len(drawn), bool)])
+    not_die = np.concatenate(
+        [
+            dice.labels == NOT_DIE,
+            fdice.labels == NOT_DIE,
+            np.zeros(len(pips), bool),
+            np.ones(len(drawn), bool),
+        ]
+    )
     model = onnx.load(str(path))
     init = {i.name: i for i in model.graph.initializer}
     weight = numpy_helper.to_array(init["head.weight"]).astype(np.float64)
@@ -124,23 +140,35 @@ def refit(path: Path, frames: int, seed: int = FIRST_SEED) -> dict[str, object]:
     init["head.bias"].CopyFrom(numpy_helper.from_array(bias.astype(np.float32), "head.bias"))
     onnx.save(model, str(path))
     is_pip = np.zeros(len(crops), bool)
-    is_pip[len(dice.images) + len(fdice.images) : len(dice.images) + len(fdice.images) + len(pips)] = True
+    is_pip[
+        len(dice.images) + len(fdice.images) : len(dice.images) + len(fdice.images) + len(pips)
+    ] = True
 
     def share(z: F64, sel: npt.NDArray[np.bool_]) -> float:
         return float(np.mean(z[sel] > 0)) if sel.any() else float("nan")
 
-    return {"crops": int(len(crops)), "pip_dice": int(is_pip.sum()), "not_dice": int(not_die.sum()),
-            "before": {"pip_dice_called_not_die": share(before, is_pip),
-                       "dice_called_not_die": share(before, ~not_die & ~is_pip),
-                       "not_dice_caught": share(before, not_die)},
-            "after": {"pip_dice_called_not_die": share(after, is_pip),
-                      "dice_called_not_die": share(after, ~not_die & ~is_pip),
-                      "not_dice_caught": share(after, not_die)},
-            "seconds": round(time.time() - t0)}
+    return {
+        "crops": int(len(crops)),
+        "pip_dice": int(is_pip.sum()),
+        "not_dice": int(not_die.sum()),
+        "before": {
+            "pip_dice_called_not_die": share(before, is_pip),
+            "dice_called_not_die": share(before, ~not_die & ~is_pip),
+            "not_dice_caught": share(before, not_die),
+        },
+        "after": {
+            "pip_dice_called_not_die": share(after, is_pip),
+            "dice_called_not_die": share(after, ~not_die & ~is_pip),
+            "not_dice_caught": share(after, not_die),
+        },
+        "seconds": round(time.time() - t0),
+    }
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--model", default=str(Path(__file__).resolve().parent / "faces.onnx"))
     ap.add_argument("--frames", type=int, default=300, help="frames of each kind")
     args = ap.parse_args()

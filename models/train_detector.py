@@ -34,7 +34,9 @@ PIPS_FROM = 3500
 # Seeds from SQUARES_FROM on: most tables are printed squares (grid paper,
 # tiles, checkerboards, fiducial markers, score sheets: companion.synth.squares)
 SQUARES_FROM = 9000
-UNIT = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]], np.float64)  # clockwise, y down
+UNIT = np.array(
+    [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]], np.float64
+)  # clockwise, y down
 
 
 def pip_mask(face: str, size: int, *, rng: np.random.Generator, **_: object) -> np.ndarray:
@@ -47,8 +49,14 @@ def pip_mask(face: str, size: int, *, rng: np.random.Generator, **_: object) -> 
     import cv2
 
     value = int(rng.integers(1, 7))
-    spots = {1: [(1, 1)], 2: [(0, 0), (2, 2)], 3: [(0, 0), (1, 1), (2, 2)], 4: [(0, 0), (0, 2), (2, 0), (2, 2)],
-             5: [(0, 0), (0, 2), (1, 1), (2, 0), (2, 2)], 6: [(0, 0), (0, 2), (1, 0), (1, 2), (2, 0), (2, 2)]}[value]
+    spots = {
+        1: [(1, 1)],
+        2: [(0, 0), (2, 2)],
+        3: [(0, 0), (1, 1), (2, 2)],
+        4: [(0, 0), (0, 2), (2, 0), (2, 2)],
+        5: [(0, 0), (0, 2), (1, 1), (2, 0), (2, 2)],
+        6: [(0, 0), (0, 2), (1, 0), (1, 2), (2, 0), (2, 2)],
+    }[value]
     m = np.zeros((size, size), np.float32)
     step = size * rng.uniform(0.24, 0.3)
     r = size * rng.uniform(0.06, 0.1) * (1.5 if value == 1 and rng.random() < 0.5 else 1.0)
@@ -56,9 +64,19 @@ def pip_mask(face: str, size: int, *, rng: np.random.Generator, **_: object) -> 
     for i, j in spots:
         cx, cy = size / 2 + (j - 1) * step, size / 2 + (i - 1) * step
         if square_pips:
-            cv2.rectangle(m, (int(cx - r), int(cy - r)), (int(cx + r), int(cy + r)), 1.0, -1, cv2.LINE_AA)
+            cv2.rectangle(
+                m, (int(cx - r), int(cy - r)), (int(cx + r), int(cy + r)), 1.0, -1, cv2.LINE_AA
+            )
         else:
-            cv2.circle(m, (int(round(cx * 8)), int(round(cy * 8))), int(round(r * 8)), 1.0, -1, cv2.LINE_AA, 3)
+            cv2.circle(
+                m,
+                (int(round(cx * 8)), int(round(cy * 8))),
+                int(round(r * 8)),
+                1.0,
+                -1,
+                cv2.LINE_AA,
+                3,
+            )
     return m
 
 
@@ -82,7 +100,9 @@ def _render_one(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     squares = "squares" if seed >= SQUARES_FROM and rng.random() < 0.8 else None
     synth_dice.motif_mask = pip_mask if pips else motif_mask  # type: ignore[assignment]
     try:
-        f = render_frame(seed, size=size, styles=TRAIN, hard_clutter=hard, tilt_deg=tilt, surface_kind=squares)
+        f = render_frame(
+            seed, size=size, styles=TRAIN, hard_clutter=hard, tilt_deg=tilt, surface_kind=squares
+        )
     finally:
         synth_dice.motif_mask = motif_mask
     img = cv2.resize(f.image, None, fx=STORE_SCALE, fy=STORE_SCALE, interpolation=cv2.INTER_AREA)
@@ -121,10 +141,17 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--count", type=int, default=3000)
     r.add_argument("--workers", type=int, default=2)
     t = sub.add_parser("train")
-    t.add_argument("--data", type=Path, nargs="+", default=[Path("/tmp/detdata")],
-                   help="folders of rendered shards, sampled together")
+    t.add_argument(
+        "--data",
+        type=Path,
+        nargs="+",
+        default=[Path("/tmp/detdata")],
+        help="folders of rendered shards, sampled together",
+    )
     t.add_argument("--minutes", type=float, default=10.0)
-    t.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "dice_detector.onnx")
+    t.add_argument(
+        "--out", type=Path, default=Path(__file__).resolve().parent / "dice_detector.onnx"
+    )
     t.add_argument("--ckpt", type=Path, default=Path("/tmp/detector.pt"))
     t.add_argument("--resume", action="store_true")
     t.add_argument("--seed", type=int, default=0)
@@ -132,17 +159,39 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--crop", type=int, default=256)
     t.add_argument("--lr", type=float, default=3e-3)
     t.add_argument("--threads", type=int, default=2)
-    t.add_argument("--real-share", type=float, default=0.0,
-                   help="share of samples from the development photos of shared/real-dice")
-    t.add_argument("--hard", type=Path, default=None, help="phantoms on development photos to show more often")
-    t.add_argument("--hard-share", type=float, default=0.3, help="share of real samples around a hard negative")
-    t.add_argument("--near", type=float, default=0.8, help="share of rendered crops that hold a die")
-    t.add_argument("--markers", type=float, default=0.0, help="share of rendered crops given printed fiducials")
-    t.add_argument("--closeup-every", type=int, default=0, help="every N-th batch: 96x96 one-die frames")
-    t.add_argument("--freeze-bn", action="store_true", help="keep BatchNorm statistics fixed (fine-tuning)")
-    t.add_argument("--export-every", type=float, default=0.0, help="also export every so many minutes")
-    f = sub.add_parser("from-onnx", help="a checkpoint holding an exported model's weights, to fine-tune it")
-    f.add_argument("--onnx", type=Path, default=Path(__file__).resolve().parent / "dice_detector.onnx")
+    t.add_argument(
+        "--real-share",
+        type=float,
+        default=0.0,
+        help="share of samples from the development photos of shared/real-dice",
+    )
+    t.add_argument(
+        "--hard", type=Path, default=None, help="phantoms on development photos to show more often"
+    )
+    t.add_argument(
+        "--hard-share", type=float, default=0.3, help="share of real samples around a hard negative"
+    )
+    t.add_argument(
+        "--near", type=float, default=0.8, help="share of rendered crops that hold a die"
+    )
+    t.add_argument(
+        "--markers", type=float, default=0.0, help="share of rendered crops given printed fiducials"
+    )
+    t.add_argument(
+        "--closeup-every", type=int, default=0, help="every N-th batch: 96x96 one-die frames"
+    )
+    t.add_argument(
+        "--freeze-bn", action="store_true", help="keep BatchNorm statistics fixed (fine-tuning)"
+    )
+    t.add_argument(
+        "--export-every", type=float, default=0.0, help="also export every so many minutes"
+    )
+    f = sub.add_parser(
+        "from-onnx", help="a checkpoint holding an exported model's weights, to fine-tune it"
+    )
+    f.add_argument(
+        "--onnx", type=Path, default=Path(__file__).resolve().parent / "dice_detector.onnx"
+    )
     f.add_argument("--ckpt", type=Path, default=Path("/tmp/detector.pt"))
     args = ap.parse_args(argv)
     if args.cmd == "from-onnx":
@@ -177,13 +226,18 @@ def encode_die(corners: np.ndarray, center: np.ndarray) -> tuple[float, float, f
     rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
     canon = UNIT @ rot.T  # unit square rotated by t, clockwise
     rel = (c - center) / max(edge, 1e-6)
-    k = min(range(4), key=lambda k: float(np.linalg.norm(np.roll(rel, -k, axis=0) - canon, axis=1).sum()))
+    k = min(
+        range(4),
+        key=lambda k: float(np.linalg.norm(np.roll(rel, -k, axis=0) - canon, axis=1).sum()),
+    )
     rel = np.roll(rel, -k, axis=0)
     res = rel @ rot - UNIT  # back to the die's own frame
     return edge, math.cos(4 * t), math.sin(4 * t), res.reshape(8)
 
 
-def make_targets(h: int, w: int, corners: np.ndarray, centers: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def make_targets(
+    h: int, w: int, corners: np.ndarray, centers: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Heatmap (1, h/4, w/4), regression targets (13, h/4, w/4), mask (h/4, w/4)."""
     gh, gw = h // STRIDE, w // STRIDE
     heat = np.zeros((gh, gw), np.float32)
@@ -210,8 +264,9 @@ def make_targets(h: int, w: int, corners: np.ndarray, centers: np.ndarray) -> tu
 # ----------------------------------------------------------------------------- data
 
 
-def _augment(rng: np.random.Generator, im: np.ndarray, cor: np.ndarray, ctr: np.ndarray,
-             crop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _augment(
+    rng: np.random.Generator, im: np.ndarray, cor: np.ndarray, ctr: np.ndarray, crop: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Flips, 90 degree turns and photometric changes of a crop x crop uint8 image and its dice."""
     import cv2
 
@@ -231,7 +286,9 @@ def _augment(rng: np.random.Generator, im: np.ndarray, cor: np.ndarray, ctr: np.
         im = im[..., rng.permutation(3)]
     if rng.random() < 0.15:
         im = np.repeat(im.mean(axis=2, keepdims=True), 3, axis=2)
-    im = im * rng.uniform(0.6, 1.4, size=3).astype(np.float32) * rng.uniform(0.7, 1.3) + rng.uniform(-30, 30)
+    im = im * rng.uniform(0.6, 1.4, size=3).astype(np.float32) * rng.uniform(
+        0.7, 1.3
+    ) + rng.uniform(-30, 30)
     im = np.clip(im, 0, 255)
     if rng.random() < 0.3:
         im = 255.0 * (im / 255.0) ** rng.uniform(0.6, 1.6)
@@ -243,29 +300,42 @@ def _augment(rng: np.random.Generator, im: np.ndarray, cor: np.ndarray, ctr: np.
     return np.clip(im, 0, 255), cor, ctr
 
 
-def _window(rng: np.random.Generator, im: np.ndarray, ctr: np.ndarray, crop: int, near: float = 0.8) -> tuple[int, int]:
+def _window(
+    rng: np.random.Generator, im: np.ndarray, ctr: np.ndarray, crop: int, near: float = 0.8
+) -> tuple[int, int]:
     """Top-left of a crop x crop window of im, holding a die with probability ``near``."""
     h, w = im.shape[:2]
     if len(ctr) and rng.random() < near:
         c = ctr[int(rng.integers(len(ctr)))]
-        return (int(np.clip(c[0] - rng.uniform(0, crop), 0, w - crop)),
-                int(np.clip(c[1] - rng.uniform(0, crop), 0, h - crop)))
+        return (
+            int(np.clip(c[0] - rng.uniform(0, crop), 0, w - crop)),
+            int(np.clip(c[1] - rng.uniform(0, crop), 0, h - crop)),
+        )
     return int(rng.integers(0, w - crop + 1)), int(rng.integers(0, h - crop + 1))
 
 
-def _rescale(img: np.ndarray, cor: np.ndarray, ctr: np.ndarray, s: float,
-             crop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _rescale(
+    img: np.ndarray, cor: np.ndarray, ctr: np.ndarray, s: float, crop: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     import cv2
 
-    im = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
+    im = cv2.resize(
+        img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
+    )
     h, w = im.shape[:2]
     if h < crop or w < crop:
         im = cv2.copyMakeBorder(im, 0, max(0, crop - h), 0, max(0, crop - w), cv2.BORDER_REPLICATE)
     return im, (cor + 0.5) * s - 0.5, (ctr + 0.5) * s - 0.5
 
 
-def _closeup(rng: np.random.Generator, img: np.ndarray, cor: np.ndarray, ctr: np.ndarray, edges: np.ndarray,
-             crop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+def _closeup(
+    rng: np.random.Generator,
+    img: np.ndarray,
+    cor: np.ndarray,
+    ctr: np.ndarray,
+    edges: np.ndarray,
+    crop: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """A crop x crop close-up of one die whose edge is 46-68 px (foreign-art's close-ups: 48-65 in 96).
 
     Its neighbours show in part at the border; now and then the die itself is
@@ -283,7 +353,7 @@ def _closeup(rng: np.random.Generator, img: np.ndarray, cor: np.ndarray, ctr: np
     if not (0 <= x0 <= w - crop and 0 <= y0 <= h - crop):
         return None
     off = np.array([x0, y0], np.float32)
-    return im[y0:y0 + crop, x0:x0 + crop], cor - off, ctr - off
+    return im[y0 : y0 + crop, x0 : x0 + crop], cor - off, ctr - off
 
 
 Sample = tuple[np.ndarray, np.ndarray, np.ndarray, float]
@@ -329,7 +399,7 @@ class Frames:
             s = float(np.exp(rng.uniform(math.log(0.4), math.log(1.1))))
             im, cor, ctr = _rescale(img, cor, ctr, s, crop)
             x0, y0 = _window(rng, im, ctr, crop, near=self.near)
-            im = im[y0:y0 + crop, x0:x0 + crop]
+            im = im[y0 : y0 + crop, x0 : x0 + crop]
             off = np.array([x0, y0], np.float32)
             cor, ctr = cor - off, ctr - off
             break
@@ -337,9 +407,17 @@ class Frames:
             # printed fiducials beside the dice: square, die-sized, and no dice
             from companion.synth.squares import paste_markers
 
-            edges = np.array([encode_die(c, m)[0] for c, m in zip(cor, ctr, strict=True)], np.float32)
-            im = paste_markers(rng, im.astype(np.float32), ctr.reshape(-1, 2), edges, int(rng.integers(1, 4)),
-                               (8.0, 88.0) if crop > 96 else (30.0, 70.0))
+            edges = np.array(
+                [encode_die(c, m)[0] for c, m in zip(cor, ctr, strict=True)], np.float32
+            )
+            im = paste_markers(
+                rng,
+                im.astype(np.float32),
+                ctr.reshape(-1, 2),
+                edges,
+                int(rng.integers(1, 4)),
+                (8.0, 88.0) if crop > 96 else (30.0, 70.0),
+            )
         im, cor, ctr = _augment(rng, im, cor, ctr, crop)
         heat, reg, mask = make_targets(crop, crop, cor, ctr)
         return im.transpose(2, 0, 1), np.concatenate([heat, reg]), mask, 1.0
@@ -355,7 +433,9 @@ class RealPhotos:
     box (a six's pips span about 0.7 of the face).
     """
 
-    def __init__(self, rng: np.random.Generator, hard: Path | None = None, hard_share: float = 0.0) -> None:
+    def __init__(
+        self, rng: np.random.Generator, hard: Path | None = None, hard_share: float = 0.0
+    ) -> None:
         import cv2
 
         from benchmarks import real_dice
@@ -376,7 +456,9 @@ class RealPhotos:
                 continue
             edge = max(float(ph.boxes.max()) / 0.7, 24.0) if len(ph.boxes) else 40.0
             ctr = ph.centers.astype(np.float32)
-            cor = np.stack([ctr + np.array(u, np.float32) * edge for u in UNIT], axis=1).astype(np.float32)
+            cor = np.stack([ctr + np.array(u, np.float32) * edge for u in UNIT], axis=1).astype(
+                np.float32
+            )
             self.items.append((img, cor, ctr, np.full(len(ctr), edge, np.float32)))
         if hard is not None:
             for line in hard.read_text().splitlines():
@@ -400,11 +482,17 @@ class RealPhotos:
                 k, hx, hy = self.hard[int(rng.integers(len(self.hard)))]
                 img, cor, ctr, edges = self.items[k]
                 im, cor, ctr = _rescale(img, cor, ctr, s, crop)
-                x0, y0 = _window(rng, im, np.array([[(hx + 0.5) * s - 0.5, (hy + 0.5) * s - 0.5]]), crop, near=1.0)
+                x0, y0 = _window(
+                    rng,
+                    im,
+                    np.array([[(hx + 0.5) * s - 0.5, (hy + 0.5) * s - 0.5]]),
+                    crop,
+                    near=1.0,
+                )
             else:
                 im, cor, ctr = _rescale(img, cor, ctr, s, crop)
                 x0, y0 = _window(rng, im, ctr, crop, near=0.7)
-            im = im[y0:y0 + crop, x0:x0 + crop]
+            im = im[y0 : y0 + crop, x0 : x0 + crop]
             off = np.array([x0, y0], np.float32)
             cor, ctr = cor - off, ctr - off
             break
@@ -421,7 +509,11 @@ def build_model():  # type: ignore[no-untyped-def]
     from torch import nn
 
     def cbr(cin: int, cout: int, s: int = 1, k: int = 3) -> nn.Sequential:
-        return nn.Sequential(nn.Conv2d(cin, cout, k, s, k // 2, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+        return nn.Sequential(
+            nn.Conv2d(cin, cout, k, s, k // 2, bias=False),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(inplace=True),
+        )
 
     class Res(nn.Module):
         def __init__(self, c: int) -> None:
@@ -489,7 +581,7 @@ def loss_fn(out, tgt, mask, regw=None):  # type: ignore[no-untyped-def]
     p = torch.sigmoid(heat_logit).clamp(1e-4, 1 - 1e-4)
     pos = (gt >= 1.0).float()
     pos_l = -torch.log(p) * (1 - p) ** 2 * pos
-    neg_l = -torch.log(1 - p) * p ** 2 * (1 - gt) ** 4 * (1 - pos)
+    neg_l = -torch.log(1 - p) * p**2 * (1 - gt) ** 4 * (1 - pos)
     n = pos.sum().clamp(min=1.0)
     l_heat = (pos_l.sum() + neg_l.sum()) / n
     m = mask[:, None]
@@ -517,10 +609,22 @@ def export(net, path: Path) -> None:  # type: ignore[no-untyped-def]
     w = Exported.wrap(net).eval()
     x = torch.zeros(1, 3, 384, 512)
     tmp = path.with_suffix(".tmp.onnx")
-    torch.onnx.export(w, (x,), str(tmp), opset_version=17, dynamo=False, input_names=["image"],
-                      output_names=["maps"], dynamic_axes={"image": {2: "h", 3: "w"}, "maps": {2: "gh", 3: "gw"}})
+    torch.onnx.export(
+        w,
+        (x,),
+        str(tmp),
+        opset_version=17,
+        dynamo=False,
+        input_names=["image"],
+        output_names=["maps"],
+        dynamic_axes={"image": {2: "h", 3: "w"}, "maps": {2: "gh", 3: "gw"}},
+    )
     m = onnx.load(str(tmp))
-    meta = {"stride": str(STRIDE), "outputs": "heat,offx,offy,logedge,cos4t,sin4t,res8", "input": "BGR 0..255 NCHW float32"}
+    meta = {
+        "stride": str(STRIDE),
+        "outputs": "heat,offx,offy,logedge,cos4t,sin4t,res8",
+        "input": "BGR 0..255 NCHW float32",
+    }
     for k, v in meta.items():
         e = m.metadata_props.add()
         e.key, e.value = k, v
@@ -543,22 +647,34 @@ def from_onnx(onnx_path: Path, ckpt: Path) -> None:
 
     m = onnx.load(str(onnx_path))
     inits = {i.name: numpy_helper.to_array(i) for i in m.graph.initializer}
-    convs = [(n.input[1], n.input[2] if len(n.input) > 2 else None) for n in m.graph.node if n.op_type == "Conv"]
+    convs = [
+        (n.input[1], n.input[2] if len(n.input) > 2 else None)
+        for n in m.graph.node
+        if n.op_type == "Conv"
+    ]
     net = build_model()
     # Convolutions of the graph in execution order, against the net's in the same order.
     order: list[nn.Conv2d] = []
     net.eval()
-    hooks = [mod.register_forward_hook(lambda mod, i, o: order.append(mod)) for mod in net.modules()
-             if isinstance(mod, nn.Conv2d)]
+    hooks = [
+        mod.register_forward_hook(lambda mod, i, o: order.append(mod))
+        for mod in net.modules()
+        if isinstance(mod, nn.Conv2d)
+    ]
     with torch.no_grad():
         net(torch.zeros(1, 3, 64, 64))
     for h in hooks:
         h.remove()
     if len(order) != len(convs):
         raise SystemExit(f"{onnx_path}: {len(convs)} convolutions, the net has {len(order)}")
-    bn_after = {mod[0]: mod[1] for mod in net.modules()
-                if isinstance(mod, nn.Sequential) and len(mod) >= 2 and isinstance(mod[0], nn.Conv2d)
-                and isinstance(mod[1], nn.BatchNorm2d)}
+    bn_after = {
+        mod[0]: mod[1]
+        for mod in net.modules()
+        if isinstance(mod, nn.Sequential)
+        and len(mod) >= 2
+        and isinstance(mod[0], nn.Conv2d)
+        and isinstance(mod[1], nn.BatchNorm2d)
+    }
     with torch.no_grad():
         for conv, (wname, bname) in zip(order, convs, strict=True):
             conv.weight.copy_(torch.from_numpy(inits[wname]))
@@ -584,8 +700,11 @@ def train(args: argparse.Namespace) -> int:
     data.near = args.near
     data.markers = args.markers
     real = RealPhotos(rng, args.hard, args.hard_share) if args.real_share > 0 else None
-    print(f"{len(data.items)} frames loaded, {len(real.items) if real else 0} real photos, "
-          f"{len(real.hard) if real else 0} hard negatives", flush=True)
+    print(
+        f"{len(data.items)} frames loaded, {len(real.items) if real else 0} real photos, "
+        f"{len(real.hard) if real else 0} hard negatives",
+        flush=True,
+    )
     net = build_model()
     print(f"{sum(p.numel() for p in net.parameters())} parameters", flush=True)
     step0 = 0
@@ -604,20 +723,31 @@ def train(args: argparse.Namespace) -> int:
         if el > budget:
             break
         frac = el / budget
-        lr = args.lr * (min(1.0, (step + 1) / 100) if step0 == 0 else 1.0) * 0.5 * (1 + math.cos(math.pi * frac))
+        lr = (
+            args.lr
+            * (min(1.0, (step + 1) / 100) if step0 == 0 else 1.0)
+            * 0.5
+            * (1 + math.cos(math.pi * frac))
+        )
         for g in opt.param_groups:
             g["lr"] = lr
         # every `closeup_every`-th batch: 96 x 96 frames holding one die (VISION.md: a frame like any other)
         closeup = args.closeup_every > 0 and step % args.closeup_every == args.closeup_every - 1
         crop, n = (96, args.batch * 2) if closeup else (args.crop, args.batch)
-        batch = [(real if real is not None and rng.random() < args.real_share else data).sample(crop, closeup)
-                 for _ in range(n)]
+        batch = [
+            (real if real is not None and rng.random() < args.real_share else data).sample(
+                crop, closeup
+            )
+            for _ in range(n)
+        ]
         x = torch.from_numpy(np.stack([b[0] for b in batch]))
         t = torch.from_numpy(np.stack([b[1] for b in batch]))
         mk = torch.from_numpy(np.stack([b[2] for b in batch]))
         rw = torch.tensor([b[3] for b in batch], dtype=torch.float32)
         net.train()
-        if args.freeze_bn:  # fine-tuning an exported model: its BatchNorms are folded, keep them fixed
+        if (
+            args.freeze_bn
+        ):  # fine-tuning an exported model: its BatchNorms are folded, keep them fixed
             for mod in net.modules():
                 if isinstance(mod, torch.nn.BatchNorm2d):
                     mod.eval()
@@ -630,8 +760,11 @@ def train(args: argparse.Namespace) -> int:
         step += 1
         if step % 25 == 0:
             h = np.mean(hist[-25:], axis=0)
-            print(f"{time.strftime('%H:%M:%S')} step {step} lr {lr:.5f} loss {h[0]:.3f} heat {h[1]:.3f} off {h[2]:.3f} "
-                  f"size {h[3]:.3f} rot {h[4]:.3f} cor {h[5]:.3f} frames {len(data.items)}", flush=True)
+            print(
+                f"{time.strftime('%H:%M:%S')} step {step} lr {lr:.5f} loss {h[0]:.3f} heat {h[1]:.3f} off {h[2]:.3f} "
+                f"size {h[3]:.3f} rot {h[4]:.3f} cor {h[5]:.3f} frames {len(data.items)}",
+                flush=True,
+            )
         if step % 100 == 0:
             data.refresh()
             torch.save({"net": net.state_dict(), "step": step0 + step}, args.ckpt)
@@ -641,7 +774,10 @@ def train(args: argparse.Namespace) -> int:
             export(net, args.out.with_suffix(f".step{step0 + step}.onnx"))
     torch.save({"net": net.state_dict(), "step": step0 + step}, args.ckpt)
     export(net, args.out)
-    print(f"exported {args.out} ({args.out.stat().st_size / 1e6:.2f} MB) after {step} steps", flush=True)
+    print(
+        f"exported {args.out} ({args.out.stat().st_size / 1e6:.2f} MB) after {step} steps",
+        flush=True,
+    )
     return 0
 
 

@@ -38,11 +38,15 @@ from companion.vision.crop import CROP_SIZE  # noqa: E402
 
 EMBED = 64
 CLASSES = len(FACES) + 1  # the five motifs and "not a die" (NOT_DIE)
-UNKNOWN_ART = -1  # label of a die whose motif no class names (a plain pip die): uniform over the motifs
+UNKNOWN_ART = (
+    -1
+)  # label of a die whose motif no class names (a plain pip die): uniform over the motifs
 
 
 def conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
-    return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)
+    )
 
 
 class FaceNet(nn.Module):
@@ -103,17 +107,25 @@ def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     # Some crops softened further: a die slightly out of focus or still rolling.
     soft = torch.rand(n, 1, 1, 1, generator=gen) < 0.15
     nchw = batch.permute(0, 3, 1, 2)
-    blurred = torch.nn.functional.avg_pool2d(nchw, 3, 1, 1, count_include_pad=False).permute(0, 2, 3, 1)
+    blurred = torch.nn.functional.avg_pool2d(nchw, 3, 1, 1, count_include_pad=False).permute(
+        0, 2, 3, 1
+    )
     batch = torch.where(soft, blurred, batch)
     return (batch - 128) * gain + 128
 
 
 def _join(a: CropSet, b: CropSet) -> CropSet:
-    return CropSet(np.concatenate([a.images, b.images]), np.concatenate([a.labels, b.labels]), a.styles + b.styles,
-                   np.concatenate([a.frames, b.frames]))
+    return CropSet(
+        np.concatenate([a.images, b.images]),
+        np.concatenate([a.labels, b.labels]),
+        a.styles + b.styles,
+        np.concatenate([a.frames, b.frames]),
+    )
 
 
-def loss_terms(model: FaceNet, logits: torch.Tensor, emb: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+def loss_terms(
+    model: FaceNet, logits: torch.Tensor, emb: torch.Tensor, labels: torch.Tensor
+) -> torch.Tensor:
     """Cross-entropy of the head plus a cosine-margin term on the embedding (CosFace, s=16, m=0.25).
 
     When the batch is two views of the same crops (first half, second half turned by
@@ -122,7 +134,10 @@ def loss_terms(model: FaceNet, logits: torch.Tensor, emb: torch.Tensor, labels: 
     """
     known = labels != UNKNOWN_ART
     ce = nn.functional.cross_entropy(logits[known], labels[known])
-    cos = nn.functional.normalize(emb[known], dim=1) @ nn.functional.normalize(model.prototypes, dim=1).T
+    cos = (
+        nn.functional.normalize(emb[known], dim=1)
+        @ nn.functional.normalize(model.prototypes, dim=1).T
+    )
     margin = 0.25 * nn.functional.one_hot(labels[known], CLASSES).float()
     total = ce + nn.functional.cross_entropy(16.0 * (cos - margin), labels[known])
     if not bool(known.all()):
@@ -140,7 +155,9 @@ def loss_terms(model: FaceNet, logits: torch.Tensor, emb: torch.Tensor, labels: 
 ROTATION_WEIGHT = 1.0
 
 
-def step_batch(x: torch.Tensor, y: torch.Tensor, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+def step_batch(
+    x: torch.Tensor, y: torch.Tensor, gen: torch.Generator
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Two augmented views of each crop (different rotations, colours, contrast), stacked."""
     return torch.cat([augment(x, gen), augment(x, gen)]), torch.cat([y, y])
 
@@ -191,17 +208,36 @@ def train(args: argparse.Namespace) -> None:
         # Frames of the size the camera gives: dice drawn with more pixels,
         # then shrunk by cut_face, as on the table.
         big_seeds = rng.integers(0, 2**31, args.big_frames)
-        big = make_crops(big_seeds, TRAIN, per_die=pd, workers=args.workers, size=(1280, 960), background=bg)
+        big = make_crops(
+            big_seeds, TRAIN, per_die=pd, workers=args.workers, size=(1280, 960), background=bg
+        )
         tr = _join(tr, big)
     if args.family_frames:
         # Sets drawn from the training drawing families (families.py): the
         # validation and held-out families are never seen here.
         fam = family_styles("train", args.family_styles, args.seed)
         fseeds = rng.integers(0, 2**31, args.family_frames)
-        tr = _join(tr, make_crops(fseeds[: args.family_frames * 3 // 4], fam, per_die=pd, workers=args.workers,
-                                  background=bg))
-        tr = _join(tr, make_crops(fseeds[args.family_frames * 3 // 4 :], fam, per_die=pd, workers=args.workers,
-                                  size=(1280, 960), background=bg))
+        tr = _join(
+            tr,
+            make_crops(
+                fseeds[: args.family_frames * 3 // 4],
+                fam,
+                per_die=pd,
+                workers=args.workers,
+                background=bg,
+            ),
+        )
+        tr = _join(
+            tr,
+            make_crops(
+                fseeds[args.family_frames * 3 // 4 :],
+                fam,
+                per_die=pd,
+                workers=args.workers,
+                size=(1280, 960),
+                background=bg,
+            ),
+        )
     if args.pip_frames:
         # Plain pip dice (PIP_TRAIN styles): dice whose art no motif class names.
         sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -210,18 +246,45 @@ def train(args: argparse.Namespace) -> None:
         from companion.synth.pips import PIP_TRAIN
 
         pd_crops = pip_dice(int(rng.integers(0, 2**31)), args.pip_frames, PIP_TRAIN)
-        tr = _join(tr, CropSet(pd_crops, np.full(len(pd_crops), UNKNOWN_ART, np.int64), ["pip"] * len(pd_crops),
-                               np.full(len(pd_crops), -1, np.int64)))
+        tr = _join(
+            tr,
+            CropSet(
+                pd_crops,
+                np.full(len(pd_crops), UNKNOWN_ART, np.int64),
+                ["pip"] * len(pd_crops),
+                np.full(len(pd_crops), -1, np.int64),
+            ),
+        )
     if args.non_die:
         # Things a fooled finder hands over: grid cells, tiles, markers, text, textures, coins.
         nd = non_die_crops(args.non_die, args.seed + 99)
-        tr = _join(tr, CropSet(nd, np.full(len(nd), NOT_DIE, np.int64), ["non-die"] * len(nd),
-                               np.full(len(nd), -1, np.int64)))
-    va = make_crops(val_seeds, family_styles("validation", 200, args.seed + 1), per_die=1, workers=args.workers,
-                    background=1)
-    print(f"data: {len(tr.labels)} train crops, {len(va.labels)} validation crops, {time.time() - t0:.0f} s", flush=True)
-    print("classes in training:", np.bincount(tr.labels[tr.labels >= 0], minlength=CLASSES).tolist(),
-          "dice of unknown art:", int(np.sum(tr.labels == UNKNOWN_ART)), flush=True)
+        tr = _join(
+            tr,
+            CropSet(
+                nd,
+                np.full(len(nd), NOT_DIE, np.int64),
+                ["non-die"] * len(nd),
+                np.full(len(nd), -1, np.int64),
+            ),
+        )
+    va = make_crops(
+        val_seeds,
+        family_styles("validation", 200, args.seed + 1),
+        per_die=1,
+        workers=args.workers,
+        background=1,
+    )
+    print(
+        f"data: {len(tr.labels)} train crops, {len(va.labels)} validation crops, {time.time() - t0:.0f} s",
+        flush=True,
+    )
+    print(
+        "classes in training:",
+        np.bincount(tr.labels[tr.labels >= 0], minlength=CLASSES).tolist(),
+        "dice of unknown art:",
+        int(np.sum(tr.labels == UNKNOWN_ART)),
+        flush=True,
+    )
     xtr = torch.from_numpy(tr.images)  # uint8: a float copy of 100k crops would take 5 GB
     ytr = torch.from_numpy(tr.labels)
     xva = torch.from_numpy(va.images.astype(np.float32))
@@ -231,8 +294,12 @@ def train(args: argparse.Namespace) -> None:
         load_onnx(model, Path(args.init))
         with torch.no_grad():  # the motif directions from the model's own embedding of its crops
             model.eval()
-            sample = torch.randperm(len(ytr), generator=torch.Generator().manual_seed(args.seed))[:4000]
-            emb = torch.cat([model(xtr[sample[i : i + 500]].float())[1] for i in range(0, len(sample), 500)])
+            sample = torch.randperm(len(ytr), generator=torch.Generator().manual_seed(args.seed))[
+                :4000
+            ]
+            emb = torch.cat(
+                [model(xtr[sample[i : i + 500]].float())[1] for i in range(0, len(sample), 500)]
+            )
             lab = ytr[sample]
             for k in range(CLASSES):
                 if bool((lab == k).any()):
@@ -243,7 +310,9 @@ def train(args: argparse.Namespace) -> None:
         popt = torch.optim.AdamW(probe.parameters(), lr=1e-3)
         tp = time.time()
         for i in range(10):
-            idx = torch.randint(0, len(ytr), (args.batch // 2,), generator=torch.Generator().manual_seed(i))
+            idx = torch.randint(
+                0, len(ytr), (args.batch // 2,), generator=torch.Generator().manual_seed(i)
+            )
             bx, by = step_batch(xtr[idx], ytr[idx], torch.Generator().manual_seed(i))
             lg, em = probe(bx)
             lo = loss_terms(probe, lg, em, by)
@@ -252,12 +321,17 @@ def train(args: argparse.Namespace) -> None:
             popt.step()
         per_step = (time.time() - tp) / 10
         steps = max(int(args.budget / (per_step * 1.05)), 50)
-        print(f"budget {args.budget} s: {per_step * 1000:.0f} ms a step, {steps} steps "
-              f"({steps * args.batch / 2 / len(ytr):.1f} epochs)", flush=True)
+        print(
+            f"budget {args.budget} s: {per_step * 1000:.0f} ms a step, {steps} steps "
+            f"({steps * args.batch / 2 / len(ytr):.1f} epochs)",
+            flush=True,
+        )
     else:
         steps = args.epochs * math.ceil(len(ytr) / (args.batch // 2))
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=args.pct_start)
+    sched = torch.optim.lr_scheduler.OneCycleLR(
+        opt, max_lr=args.lr, total_steps=steps, pct_start=args.pct_start
+    )
     loss_fn = nn.CrossEntropyLoss()
     gen = torch.Generator().manual_seed(args.seed)
     del loss_fn
@@ -292,15 +366,24 @@ def train(args: argparse.Namespace) -> None:
         epoch += 1
         model.eval()
         with torch.no_grad():
-            pred = torch.cat([model(xva[i : i + 512])[0].argmax(1) for i in range(0, len(yva), 512)])
+            pred = torch.cat(
+                [model(xva[i : i + 512])[0].argmax(1) for i in range(0, len(yva), 512)]
+            )
         acc = float((pred == yva).float().mean())
         die = yva != NOT_DIE
         dropped = float((pred[die] == NOT_DIE).float().mean())
-        caught = float((pred[~die] == NOT_DIE).float().mean()) if bool((~die).any()) else float("nan")
-        print(f"epoch {epoch}, step {done}/{steps}: loss {total / len(ytr):.4f}, validation-family accuracy {acc:.4f}, "
-              f"dice called not-a-die {dropped:.4f}, table squares caught {caught:.4f}, "
-              f"{time.time() - t0:.0f} s", flush=True)
-        export(model, Path(args.out).with_suffix(".ckpt.onnx"))  # a model exists whatever happens next
+        caught = (
+            float((pred[~die] == NOT_DIE).float().mean()) if bool((~die).any()) else float("nan")
+        )
+        print(
+            f"epoch {epoch}, step {done}/{steps}: loss {total / len(ytr):.4f}, validation-family accuracy {acc:.4f}, "
+            f"dice called not-a-die {dropped:.4f}, table squares caught {caught:.4f}, "
+            f"{time.time() - t0:.0f} s",
+            flush=True,
+        )
+        export(
+            model, Path(args.out).with_suffix(".ckpt.onnx")
+        )  # a model exists whatever happens next
     export(model, Path(args.out))
     train_seconds = round(time.time() - t0)
     if args.no_calibrate:
@@ -312,12 +395,26 @@ def train(args: argparse.Namespace) -> None:
     report = calibrate(Path(args.out), quick=args.quick)
     Path(args.out).with_suffix(".calibration.json").write_text(json.dumps(report, indent=1) + "\n")
     info = {
-        "seed": args.seed, "train_frames": args.train_frames, "big_frames": args.big_frames, "val_frames": args.val_frames,
-        "train_crops": len(ytr), "val_crops": len(yva), "epochs": args.epochs,
-        "train_seconds": train_seconds, "calibration_seconds": report["seconds"], "torch": torch.__version__,
-        "train_styles": len(TRAIN), "family_frames": args.family_frames, "family_styles": args.family_styles,
-        "budget": args.budget, "steps": steps, "per_die": args.per_die, "background": args.background,
-        "non_die": args.non_die, "rotation_weight": ROTATION_WEIGHT, "pip_frames": args.pip_frames,
+        "seed": args.seed,
+        "train_frames": args.train_frames,
+        "big_frames": args.big_frames,
+        "val_frames": args.val_frames,
+        "train_crops": len(ytr),
+        "val_crops": len(yva),
+        "epochs": args.epochs,
+        "train_seconds": train_seconds,
+        "calibration_seconds": report["seconds"],
+        "torch": torch.__version__,
+        "train_styles": len(TRAIN),
+        "family_frames": args.family_frames,
+        "family_styles": args.family_styles,
+        "budget": args.budget,
+        "steps": steps,
+        "per_die": args.per_die,
+        "background": args.background,
+        "non_die": args.non_die,
+        "rotation_weight": ROTATION_WEIGHT,
+        "pip_frames": args.pip_frames,
         "init": args.init,
     }
     Path(args.out).with_suffix(".train.json").write_text(json.dumps(info, indent=1))
@@ -328,25 +425,52 @@ def export(model: FaceNet, out: Path) -> None:
     model.eval()
     dummy = torch.zeros(2, CROP_SIZE, CROP_SIZE, 3)
     torch.onnx.export(
-        model, (dummy,), str(out), dynamo=False, opset_version=17,
-        input_names=["crops"], output_names=["logits", "embedding"],
+        model,
+        (dummy,),
+        str(out),
+        dynamo=False,
+        opset_version=17,
+        input_names=["crops"],
+        output_names=["logits", "embedding"],
         dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}, "embedding": {0: "n"}},
     )
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--train-frames", type=int, default=2500, help="640x480 training frames")
     ap.add_argument("--big-frames", type=int, default=1000, help="1280x960 training frames")
-    ap.add_argument("--val-frames", type=int, default=300, help="frames of validation families to watch the run")
-    ap.add_argument("--family-frames", type=int, default=2000, help="frames of training-family sets (3/4 at 640x480)")
-    ap.add_argument("--family-styles", type=int, default=800, help="random sets drawn from the training families")
-    ap.add_argument("--budget", type=float, default=0, help="seconds of training; sets the number of steps")
+    ap.add_argument(
+        "--val-frames", type=int, default=300, help="frames of validation families to watch the run"
+    )
+    ap.add_argument(
+        "--family-frames",
+        type=int,
+        default=2000,
+        help="frames of training-family sets (3/4 at 640x480)",
+    )
+    ap.add_argument(
+        "--family-styles",
+        type=int,
+        default=800,
+        help="random sets drawn from the training families",
+    )
+    ap.add_argument(
+        "--budget", type=float, default=0, help="seconds of training; sets the number of steps"
+    )
     ap.add_argument("--per-die", type=int, default=1, help="jittered crops cut of each die")
-    ap.add_argument("--background", type=int, default=1, help="squares of bare table cut from each frame")
-    ap.add_argument("--non-die", type=int, default=12000, help="drawn crops of things that are not dice")
-    ap.add_argument("--pip-frames", type=int, default=0, help="frames of plain pip dice, dice of unknown art")
+    ap.add_argument(
+        "--background", type=int, default=1, help="squares of bare table cut from each frame"
+    )
+    ap.add_argument(
+        "--non-die", type=int, default=12000, help="drawn crops of things that are not dice"
+    )
+    ap.add_argument(
+        "--pip-frames", type=int, default=0, help="frames of plain pip dice, dice of unknown art"
+    )
     ap.add_argument("--init", default=None, help="start from this exported model (fine-tuning)")
     ap.add_argument("--pct-start", type=float, default=0.15, help="share of the steps the LR rises")
     ap.add_argument("--epochs", type=int, default=12)
@@ -356,10 +480,18 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default=str(REPO / "models" / "faces.onnx"))
     ap.add_argument("--quick", action="store_true", help="a tiny run: 1 epoch on a few frames")
-    ap.add_argument("--no-calibrate", action="store_true", help="export only; run calibrate_faces.py later")
+    ap.add_argument(
+        "--no-calibrate", action="store_true", help="export only; run calibrate_faces.py later"
+    )
     args = ap.parse_args()
     if args.quick:
-        args.train_frames, args.big_frames, args.val_frames, args.epochs, args.family_frames = 12, 2, 4, 1, 8
+        args.train_frames, args.big_frames, args.val_frames, args.epochs, args.family_frames = (
+            12,
+            2,
+            4,
+            1,
+            8,
+        )
         args.non_die = 40
     train(args)
 

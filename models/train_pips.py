@@ -40,7 +40,9 @@ from companion.vision.pips import PIP_FACES  # noqa: E402
 
 
 def conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
-    return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)
+    )
 
 
 class PipNet(nn.Module):
@@ -58,7 +60,9 @@ class PipNet(nn.Module):
             conv(64, 128),
             nn.AdaptiveAvgPool2d(1),
         )
-        self.head = nn.Sequential(nn.Linear(128, 64), nn.ReLU(inplace=True), nn.Linear(64, len(PIP_FACES)))
+        self.head = nn.Sequential(
+            nn.Linear(128, 64), nn.ReLU(inplace=True), nn.Linear(64, len(PIP_FACES))
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = x.permute(0, 3, 1, 2)
@@ -82,34 +86,54 @@ def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     gain = 0.6 + 0.7 * torch.rand(n, 1, 1, 1, generator=gen)
     soft = torch.rand(n, 1, 1, 1, generator=gen) < 0.2
     nchw = batch.permute(0, 3, 1, 2)
-    blurred = torch.nn.functional.avg_pool2d(nchw, 3, 1, 1, count_include_pad=False).permute(0, 2, 3, 1)
+    blurred = torch.nn.functional.avg_pool2d(nchw, 3, 1, 1, count_include_pad=False).permute(
+        0, 2, 3, 1
+    )
     batch = torch.where(soft, blurred, batch)
     noise = torch.randn(batch.shape, generator=gen) * (6 * torch.rand(n, 1, 1, 1, generator=gen))
     return (batch - 128) * gain + 128 + noise
 
 
-def _chunked(seeds: np.ndarray, styles: tuple, jittered: bool, workers: int, what: str) -> PipCropSet:
+def _chunked(
+    seeds: np.ndarray, styles: tuple, jittered: bool, workers: int, what: str
+) -> PipCropSet:
     """make_pip_crops in chunks of 200 frames, saying how far it got."""
     parts = []
     for i in range(0, len(seeds), 200):
         parts.append(make_pip_crops(seeds[i : i + 200], styles, workers=workers, jittered=jittered))
         print(f"  {what}: {min(i + 200, len(seeds))}/{len(seeds)} frames", flush=True)
-    return PipCropSet(*(np.concatenate([getattr(p, f) for p in parts])
-                        for f in ("images", "labels", "kinds", "frames")))
+    return PipCropSet(
+        *(
+            np.concatenate([getattr(p, f) for p in parts])
+            for f in ("images", "labels", "kinds", "frames")
+        )
+    )
 
 
 def crops(args: argparse.Namespace, rng: np.random.Generator) -> tuple[PipCropSet, PipCropSet]:
     cache = Path(args.cache) if args.cache else None
     if cache is not None and cache.is_file():
         z = np.load(cache)
-        return (PipCropSet(z["xi"], z["xl"], z["xk"], z["xf"]), PipCropSet(z["vi"], z["vl"], z["vk"], z["vf"]))
+        return (
+            PipCropSet(z["xi"], z["xl"], z["xk"], z["xf"]),
+            PipCropSet(z["vi"], z["vl"], z["vk"], z["vf"]),
+        )
     train_seeds = rng.integers(0, 2**31, args.train_frames)
     val_seeds = rng.integers(0, 2**31, args.val_frames)
     tr = _chunked(train_seeds, PIP_TRAIN, True, args.workers, "training frames")
     va = _chunked(val_seeds, PIP_VALIDATION, False, args.workers, "validation frames")
     if cache is not None:
-        np.savez(cache, xi=tr.images, xl=tr.labels, xk=tr.kinds, xf=tr.frames,
-                 vi=va.images, vl=va.labels, vk=va.kinds, vf=va.frames)
+        np.savez(
+            cache,
+            xi=tr.images,
+            xl=tr.labels,
+            xk=tr.kinds,
+            xf=tr.frames,
+            vi=va.images,
+            vl=va.labels,
+            vk=va.kinds,
+            vf=va.frames,
+        )
     return tr, va
 
 
@@ -131,14 +155,19 @@ def train(args: argparse.Namespace) -> None:
     t0 = time.time()
     tr, va = crops(args, np.random.default_rng(args.seed))
     render_s = round(time.time() - t0)
-    print(f"data: {len(tr.labels)} train crops ({int((tr.kinds == FOUND).sum())} cut by the finder), "
-          f"{len(va.labels)} validation crops, {render_s} s", flush=True)
+    print(
+        f"data: {len(tr.labels)} train crops ({int((tr.kinds == FOUND).sum())} cut by the finder), "
+        f"{len(va.labels)} validation crops, {render_s} s",
+        flush=True,
+    )
     xtr = torch.from_numpy(tr.images.astype(np.float32))
     ytr = torch.from_numpy(tr.labels)
     model = PipNet()
     steps = args.epochs * math.ceil(len(ytr) / args.batch)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.15)
+    sched = torch.optim.lr_scheduler.OneCycleLR(
+        opt, max_lr=args.lr, total_steps=steps, pct_start=0.15
+    )
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.02)
     gen = torch.Generator().manual_seed(args.seed)
     for epoch in range(args.epochs):
@@ -153,18 +182,40 @@ def train(args: argparse.Namespace) -> None:
             opt.step()
             sched.step()
             total += float(loss.detach()) * len(idx)
-        acc = float((predict(model, va.images).mean(axis=0).argmax(1) == va.labels).mean()) if len(va.labels) else 0.0
-        print(f"epoch {epoch + 1}/{args.epochs}: loss {total / len(ytr):.4f}, validation-set accuracy {acc:.4f}, "
-              f"{time.time() - t0:.0f} s", flush=True)
+        acc = (
+            float((predict(model, va.images).mean(axis=0).argmax(1) == va.labels).mean())
+            if len(va.labels)
+            else 0.0
+        )
+        print(
+            f"epoch {epoch + 1}/{args.epochs}: loss {total / len(ytr):.4f}, validation-set accuracy {acc:.4f}, "
+            f"{time.time() - t0:.0f} s",
+            flush=True,
+        )
     report = calibrate(predict(model, va.images), va.labels)
     temp, thr = report["temperature"], report["threshold"]
-    export(model, Path(args.out), {"classes": ",".join(PIP_FACES), "temperature": f"{temp:.6g}",
-                                   "threshold": f"{thr:.6g}", "silent_target": str(TARGET)})
+    export(
+        model,
+        Path(args.out),
+        {
+            "classes": ",".join(PIP_FACES),
+            "temperature": f"{temp:.6g}",
+            "threshold": f"{thr:.6g}",
+            "silent_target": str(TARGET),
+        },
+    )
     info = {
-        "seed": args.seed, "train_frames": args.train_frames, "val_frames": args.val_frames,
-        "train_crops": len(ytr), "train_found": int((tr.kinds == FOUND).sum()), "epochs": args.epochs,
-        "seconds": round(time.time() - t0), "render_seconds": render_s, "torch": torch.__version__,
-        "train_sets": [s.name for s in PIP_TRAIN], "validation_sets": [s.name for s in PIP_VALIDATION],
+        "seed": args.seed,
+        "train_frames": args.train_frames,
+        "val_frames": args.val_frames,
+        "train_crops": len(ytr),
+        "train_found": int((tr.kinds == FOUND).sum()),
+        "epochs": args.epochs,
+        "seconds": round(time.time() - t0),
+        "render_seconds": render_s,
+        "torch": torch.__version__,
+        "train_sets": [s.name for s in PIP_TRAIN],
+        "validation_sets": [s.name for s in PIP_VALIDATION],
         "calibration": report,
     }
     Path(args.out).with_suffix(".train.json").write_text(json.dumps(info, indent=1) + "\n")
@@ -174,8 +225,16 @@ def train(args: argparse.Namespace) -> None:
 def export(model: PipNet, out: Path, meta: dict[str, str]) -> None:
     model.eval()
     dummy = torch.zeros(2, CROP_SIZE, CROP_SIZE, 3)
-    torch.onnx.export(model, (dummy,), str(out), dynamo=False, opset_version=17, input_names=["crops"],
-                      output_names=["logits"], dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}})
+    torch.onnx.export(
+        model,
+        (dummy,),
+        str(out),
+        dynamo=False,
+        opset_version=17,
+        input_names=["crops"],
+        output_names=["logits"],
+        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
+    )
     m = onnx.load(str(out))
     for k, v in meta.items():
         m.metadata_props.add(key=k, value=v)
@@ -183,16 +242,24 @@ def export(model: PipNet, out: Path, meta: dict[str, str]) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--train-frames", type=int, default=2000, help="640x480 frames of PIP_TRAIN sets")
-    ap.add_argument("--val-frames", type=int, default=500, help="640x480 frames of PIP_VALIDATION sets")
+    ap.add_argument(
+        "--train-frames", type=int, default=2000, help="640x480 frames of PIP_TRAIN sets"
+    )
+    ap.add_argument(
+        "--val-frames", type=int, default=500, help="640x480 frames of PIP_VALIDATION sets"
+    )
     ap.add_argument("--epochs", type=int, default=5)
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=4e-3)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--cache", default=None, help="npz file keeping the rendered crops between runs")
+    ap.add_argument(
+        "--cache", default=None, help="npz file keeping the rendered crops between runs"
+    )
     ap.add_argument("--out", default=str(REPO / "models" / "pips.onnx"))
     ap.add_argument("--quick", action="store_true", help="a tiny run: 1 epoch on a few frames")
     args = ap.parse_args()

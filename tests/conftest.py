@@ -16,7 +16,9 @@ def shared_dir() -> Path:
 
 
 @pytest.fixture(autouse=True)
-def _no_machine_keys(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _no_machine_keys(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Tests never seal with, or check against, the keys of the machine they run on."""
     none = tmp_path_factory.getbasetemp() / "no-such-key"
     monkeypatch.setenv("COMPANION_TABLE_KEY", str(none))

@@ -10,7 +10,9 @@ from companion.rules import Options
 from companion.secretary import Secretary
 
 
-def sim_game(seed: int = 3, cults: tuple[str, ...] = ("Anna", "Ben", "Cleo"), **opts: object) -> SimGame:
+def sim_game(
+    seed: int = 3, cults: tuple[str, ...] = ("Anna", "Ben", "Cleo"), **opts: object
+) -> SimGame:
     options = Options.make(cults, **opts)  # type: ignore[arg-type]
     return play_game(options, seed, {c: STRATEGIES["greedy"] for c in cults})
 

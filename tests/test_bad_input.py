@@ -46,7 +46,10 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 # ------------------------------------------------------------------ records
 BAD_NUMBERS = [
     ('[Target "²"]\n' + BASE + TURN, "Target"),
-    ('[Target "٣"]\n' + BASE + TURN, "Target"),  # a digit of another script is still no ASCII number
+    (
+        '[Target "٣"]\n' + BASE + TURN,
+        "Target",
+    ),  # a digit of another script is still no ASCII number
     ('[Target "' + "9" * 5000 + '"]\n' + BASE + TURN, "digits"),
     (BASE + "phase ²\n", "phase"),
     (BASE + "phase " + "1" * 5000 + "\n", "digits"),
@@ -57,8 +60,9 @@ BAD_NUMBERS = [
 
 
 @pytest.mark.parametrize(("text", "word"), BAD_NUMBERS)
-def test_record_numbers_are_ascii_and_short(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str,
-                                            word: str) -> None:
+def test_record_numbers_are_ascii_and_short(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, word: str
+) -> None:
     f = tmp_path / "r.txt"
     f.write_text(text, encoding="utf-8")
     code, out, err = run(capsys, "replay", str(f), "--json")
@@ -69,7 +73,9 @@ def test_record_numbers_are_ascii_and_short(tmp_path: Path, capsys: pytest.Captu
     assert len(got["error"]["message"]) < 200
 
 
-def test_standings_sets_aside_records_with_bad_numbers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_standings_sets_aside_records_with_bad_numbers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     for i, (text, _) in enumerate(BAD_NUMBERS):
         (tmp_path / f"bad{i}.txt").write_text(text, encoding="utf-8")
     (tmp_path / "good.txt").write_text(BASE + TURN, encoding="utf-8")
@@ -78,8 +84,14 @@ def test_standings_sets_aside_records_with_bad_numbers(tmp_path: Path, capsys: p
     assert code == 0 and got["records"] == 1 and len(got["set_aside"]) == len(BAD_NUMBERS)
 
 
-def test_empty_record_and_record_without_cults_are_not_ok(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    for name, text in (("empty.txt", ""), ("tags.txt", '[Event "x"]\n'), ("blank.txt", "\n\n# a comment\n")):
+def test_empty_record_and_record_without_cults_are_not_ok(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name, text in (
+        ("empty.txt", ""),
+        ("tags.txt", '[Event "x"]\n'),
+        ("blank.txt", "\n\n# a comment\n"),
+    ):
         f = tmp_path / name
         f.write_text(text)
         assert replay_text(text).error is not None
@@ -89,14 +101,18 @@ def test_empty_record_and_record_without_cults_are_not_ok(tmp_path: Path, capsys
         assert code == 1 and out.startswith("BAD")
 
 
-def test_a_record_without_events_verifies_as_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_record_without_events_verifies_as_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     f = tmp_path / "r.txt"
     f.write_text(BASE)
     code, out, _ = run(capsys, "verify", str(f))
     assert code == 1 and "nothing to verify" in one_sentence(out)
 
 
-def test_a_huge_record_is_refused_unread(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_huge_record_is_refused_unread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     f = tmp_path / "r.txt"
     with f.open("wb") as fh:
         fh.write(BASE.encode())
@@ -138,7 +154,10 @@ DAMAGED_COLUMNS = [
     ("UPDATE games SET tags = '[1, 2]'", "tags"),
     ("UPDATE games SET tags = '{\"Cults\": 7}'", "tags"),
     ("UPDATE games SET meta = '{' ", "meta"),
-    ("UPDATE games SET created = 5", "start time"),  # TEXT affinity keeps '5': the genesis no longer fits
+    (
+        "UPDATE games SET created = 5",
+        "start time",
+    ),  # TEXT affinity keeps '5': the genesis no longer fits
     ("UPDATE games SET finished = 'yes'", "finished"),
     ("UPDATE games SET genesis = x'00'", "first hash"),
     ("UPDATE games SET n_events = 'many'", "event count"),
@@ -178,7 +197,11 @@ def test_damaged_columns_are_one_sentence_in_verify_and_export(
     assert code == 1 and err == "" and "Traceback" not in out
     bad = [ln for ln in out.splitlines() if ln.startswith("BAD")]
     assert bad and word in bad[0], out
-    readable = word in ("start time", "missing", "evidence")  # export prints games; verify judges them
+    readable = word in (
+        "start time",
+        "missing",
+        "evidence",
+    )  # export prints games; verify judges them
     for fmt in ("record", "json", "csv"):
         code, out, err = run(capsys, "export", str(db), "--format", fmt)
         assert code in ((0, 1) if readable else (1, 2)), (fmt, code)
@@ -190,7 +213,9 @@ def test_damaged_columns_are_one_sentence_in_verify_and_export(
         one_sentence(err.strip().splitlines()[-1])  # after the line that says how many were written
 
 
-def test_export_game_number_in_another_script(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_export_game_number_in_another_script(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db, _ = finished_db(tmp_path)
     for which in ("١", "9" * 5000):
         code, out, err = run(capsys, "export", str(db), "--game", which)
@@ -198,7 +223,9 @@ def test_export_game_number_in_another_script(tmp_path: Path, capsys: pytest.Cap
         one_sentence(err)
 
 
-def test_zero_byte_database_and_database_without_games(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_zero_byte_database_and_database_without_games(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     empty = tmp_path / "empty.db"
     empty.write_bytes(b"")
     code, out, _ = run(capsys, "verify", str(empty))
@@ -208,7 +235,9 @@ def test_zero_byte_database_and_database_without_games(tmp_path: Path, capsys: p
     assert code == 1 and "holds no games" in out.splitlines()[-1]
 
 
-def test_a_finished_game_whose_last_events_were_deleted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_finished_game_whose_last_events_were_deleted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db, n = finished_db(tmp_path)
     code, out, _ = run(capsys, "verify", str(db))
     assert code == 0 and f"{n} events" in out and "finished" in out
@@ -223,7 +252,9 @@ def test_a_finished_game_whose_last_events_were_deleted(tmp_path: Path, capsys: 
     assert code == 1 and "marked finished but its events stop before the game's end" in out
 
 
-def test_unmarking_a_finished_game_shows(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unmarking_a_finished_game_shows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db, _ = finished_db(tmp_path)
     sql(db, "UPDATE games SET finished = 0")
     code, out, _ = run(capsys, "verify", str(db))
@@ -243,20 +274,25 @@ def _rewrite_event(db: Path, seq: int, new_text: str) -> None:
 
             e2 = replace(e, text=text, prev_hash=prev)
             h = chain_hash(prev, e2.canonical())
-            c.execute("UPDATE events SET text = ?, prev_hash = ?, hash = ? WHERE seq = ?", (text, prev, h, e.seq))
+            c.execute(
+                "UPDATE events SET text = ?, prev_hash = ?, hash = ? WHERE seq = ?",
+                (text, prev, h, e.seq),
+            )
             prev = h
         c.execute("UPDATE games SET last_hash = ?", (prev,))
 
 
-def test_without_a_key_a_recomputed_chain_is_only_a_possible_game(tmp_path: Path,
-                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_without_a_key_a_recomputed_chain_is_only_a_possible_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db, _ = finished_db(tmp_path)
     code, out, _ = run(capsys, "verify", str(db))
     assert code == 0 and out.splitlines()[0].startswith("no key")
 
 
-def test_with_the_table_key_a_rewritten_event_shows(tmp_path: Path, table_key: Path,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_with_the_table_key_a_rewritten_event_shows(
+    tmp_path: Path, table_key: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db, _ = finished_db(tmp_path)
     code, out, _ = run(capsys, "verify", str(db))
     key_id = load_key(table_key).id
@@ -272,18 +308,22 @@ def test_with_the_table_key_a_rewritten_event_shows(tmp_path: Path, table_key: P
     assert code == 1 and "seal of event 1" in out
 
 
-@pytest.mark.parametrize("statement", ["UPDATE games SET meta = '{\"seed\": 99}'",
-                                       "UPDATE games SET finished = 0, seal = seal"])
-def test_with_the_table_key_meta_and_finished_edits_show(tmp_path: Path, table_key: Path, statement: str,
-                                                        capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "statement",
+    ["UPDATE games SET meta = '{\"seed\": 99}'", "UPDATE games SET finished = 0, seal = seal"],
+)
+def test_with_the_table_key_meta_and_finished_edits_show(
+    tmp_path: Path, table_key: Path, statement: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     db, _ = finished_db(tmp_path)
     sql(db, statement)
     code, out, _ = run(capsys, "verify", str(db))
     assert code == 1 and "BAD: game 1" in out
 
 
-def test_a_game_sealed_with_another_key_or_none(tmp_path: Path, table_key: Path,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_game_sealed_with_another_key_or_none(
+    tmp_path: Path, table_key: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db, _ = finished_db(tmp_path)
     other = tmp_path / "other.key"
     make_key(other)
@@ -294,8 +334,12 @@ def test_a_game_sealed_with_another_key_or_none(tmp_path: Path, table_key: Path,
     assert code == 1 and "carries no seal" in out
 
 
-def test_organiser_key(tmp_path: Path, table_key: Path, monkeypatch: pytest.MonkeyPatch,
-                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_organiser_key(
+    tmp_path: Path,
+    table_key: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     org = tmp_path / "org.key"
     make_key(org)
     monkeypatch.setenv("COMPANION_ORGANISER_KEY", str(org))
@@ -314,7 +358,9 @@ def test_bad_key_files_are_one_sentence(tmp_path: Path, capsys: pytest.CaptureFi
         one_sentence(err)
 
 
-def test_key_files_are_private_and_never_overwritten(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_key_files_are_private_and_never_overwritten(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "cfg" / "table.key"
     code, out, _ = run(capsys, "key", "new", "--out", str(path))
     assert code == 0 and "0600" in out
@@ -343,7 +389,10 @@ def test_doctor_checks_the_table_key(tmp_path: Path, monkeypatch: pytest.MonkeyP
 def test_databases_are_private(tmp_path: Path) -> None:
     db, _ = finished_db(tmp_path / "new" / "folder")
     assert db.stat().st_mode & 0o777 == 0o600
-    assert db.parent.stat().st_mode & 0o777 == 0o700 and db.parent.parent.stat().st_mode & 0o777 == 0o700
+    assert (
+        db.parent.stat().st_mode & 0o777 == 0o700
+        and db.parent.parent.stat().st_mode & 0o777 == 0o700
+    )
 
 
 def test_a_database_of_an_older_companion_becomes_private(tmp_path: Path) -> None:
@@ -353,7 +402,9 @@ def test_a_database_of_an_older_companion_becomes_private(tmp_path: Path) -> Non
     assert db.stat().st_mode & 0o777 == 0o600
 
 
-def test_an_older_database_is_migrated_with_its_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_older_database_is_migrated_with_its_counts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from companion.store.schema import MIGRATIONS
 
     db, n = finished_db(tmp_path)
@@ -363,9 +414,13 @@ def test_an_older_database_is_migrated_with_its_counts(tmp_path: Path, capsys: p
             c.executescript(step)
         c.execute("PRAGMA user_version = 2")
         c.execute("ATTACH ? AS new", (str(db),))
-        c.execute("INSERT INTO games SELECT id, created, tags, meta, finished, genesis FROM new.games")
-        c.execute("INSERT INTO events SELECT id, game_id, seq, kind, text, ref, note, created, prev_hash, hash, "
-                  "evidence FROM new.events")
+        c.execute(
+            "INSERT INTO games SELECT id, created, tags, meta, finished, genesis FROM new.games"
+        )
+        c.execute(
+            "INSERT INTO events SELECT id, game_id, seq, kind, text, ref, note, created, prev_hash, hash, "
+            "evidence FROM new.events"
+        )
     code, out, _ = run(capsys, "verify", str(old))
     assert code == 0 and f"{n} events" in out
     with SQLiteStore(old) as st:
@@ -406,7 +461,9 @@ def test_a_removed_wal_is_repaired_and_said(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("how", ["delete", "replace"])
-def test_a_lost_database_refuses_the_next_call_and_keeps_the_accepted(tmp_path: Path, how: str) -> None:
+def test_a_lost_database_refuses_the_next_call_and_keeps_the_accepted(
+    tmp_path: Path, how: str
+) -> None:
     sec, entries = _secretary(tmp_path)
     for e in entries[:6]:
         _enter(sec, e)
@@ -432,7 +489,9 @@ def test_a_lost_database_refuses_the_next_call_and_keeps_the_accepted(tmp_path: 
     sec.close()
 
 
-def test_an_io_error_is_a_sentence_and_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_io_error_is_a_sentence_and_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     sec, entries = _secretary(tmp_path)
     for e in entries[:4]:
         _enter(sec, e)
@@ -461,26 +520,52 @@ def test_an_io_error_is_a_sentence_and_changes_nothing(tmp_path: Path, monkeypat
 # ------------------------------------------------------------------ images
 def png_header(width: int, height: int, idat: bytes = b"") -> bytes:
     def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
 
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", idat or zlib.compress(b"\0" * 1000)) \
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", ihdr)
+        + chunk(b"IDAT", idat or zlib.compress(b"\0" * 1000))
         + chunk(b"IEND", b"")
+    )
 
 
 def jpeg_header(width: int, height: int) -> bytes:
-    sof = b"\xff\xc0" + struct.pack(">HBHHB", 17, 8, height, width, 3) + b"\x01\x22\x00\x02\x11\x01\x03\x11\x01"
-    return b"\xff\xd8\xff\xe0" + struct.pack(">H", 16) + b"JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00" + sof
+    sof = (
+        b"\xff\xc0"
+        + struct.pack(">HBHHB", 17, 8, height, width, 3)
+        + b"\x01\x22\x00\x02\x11\x01\x03\x11\x01"
+    )
+    return (
+        b"\xff\xd8\xff\xe0"
+        + struct.pack(">H", 16)
+        + b"JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00"
+        + sof
+    )
 
 
 def bmp_header(width: int, height: int) -> bytes:
-    return b"BM" + struct.pack("<IHHI", 54, 0, 0, 54) + struct.pack("<IiiHHIIiiII", 40, width, height, 1, 24,
-                                                                    0, 0, 0, 0, 0, 0)
+    return (
+        b"BM"
+        + struct.pack("<IHHI", 54, 0, 0, 54)
+        + struct.pack("<IiiHHIIiiII", 40, width, height, 1, 24, 0, 0, 0, 0, 0, 0)
+    )
 
 
-HUGE_IMAGES = [("png", png_header(30000, 30000)), ("png", png_header(40000, 40000)), ("png", png_header(9000, 10)),
-               ("png", png_header(0, 10)), ("png", png_header(2**31, 2**31)), ("jpg", jpeg_header(65535, 65535)),
-               ("jpg", jpeg_header(100, 0)), ("bmp", bmp_header(40000, -40000)), ("bmp", bmp_header(0, 5))]
+HUGE_IMAGES = [
+    ("png", png_header(30000, 30000)),
+    ("png", png_header(40000, 40000)),
+    ("png", png_header(9000, 10)),
+    ("png", png_header(0, 10)),
+    ("png", png_header(2**31, 2**31)),
+    ("jpg", jpeg_header(65535, 65535)),
+    ("jpg", jpeg_header(100, 0)),
+    ("bmp", bmp_header(40000, -40000)),
+    ("bmp", bmp_header(0, 5)),
+]
 
 
 @pytest.mark.parametrize(("suffix", "data"), HUGE_IMAGES)
@@ -517,7 +602,9 @@ def test_image_loader_is_the_one_of_every_reader(tmp_path: Path) -> None:
     assert "40000x40000" in str(exc3.value)
 
 
-def test_enroll_out_must_be_a_writable_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_enroll_out_must_be_a_writable_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "file").write_text("x")
     for face in "I123E":
         (tmp_path / "enrol" / face).mkdir(parents=True)
@@ -527,7 +614,9 @@ def test_enroll_out_must_be_a_writable_folder(tmp_path: Path, capsys: pytest.Cap
         one_sentence(err)
 
 
-def test_vision_read_refuses_a_huge_png_fast(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_vision_read_refuses_a_huge_png_fast(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     big = tmp_path / "big.png"
     big.write_bytes(png_header(30000, 30000))
     code, out, err = run(capsys, "vision", "read", str(big), "--json")
@@ -536,10 +625,27 @@ def test_vision_read_refuses_a_huge_png_fast(tmp_path: Path, capsys: pytest.Capt
 
 
 # -------------------------------------------------------------------- WAV
-def wav_bytes(rate: int, channels: int, width: int, data: bytes, *, claim: int | None = None, fmt: int = 1) -> bytes:
+def wav_bytes(
+    rate: int, channels: int, width: int, data: bytes, *, claim: int | None = None, fmt: int = 1
+) -> bytes:
     size = len(data) if claim is None else claim
-    body = b"WAVE" + b"fmt " + struct.pack("<IHHIIHH", 16, fmt, channels, rate, (rate * channels * width) % 2**32,
-                                               channels * width, 8 * width) + b"data" + struct.pack("<I", size) + data
+    body = (
+        b"WAVE"
+        + b"fmt "
+        + struct.pack(
+            "<IHHIIHH",
+            16,
+            fmt,
+            channels,
+            rate,
+            (rate * channels * width) % 2**32,
+            channels * width,
+            8 * width,
+        )
+        + b"data"
+        + struct.pack("<I", size)
+        + data
+    )
     return b"RIFF" + struct.pack("<I", 4 + len(body)) + body
 
 
@@ -558,7 +664,9 @@ BAD_WAVS = [
 
 
 @pytest.mark.parametrize(("name", "data", "word"), BAD_WAVS, ids=[b[0] for b in BAD_WAVS])
-def test_wav_headers_are_checked_before_reading(tmp_path: Path, name: str, data: bytes, word: str) -> None:
+def test_wav_headers_are_checked_before_reading(
+    tmp_path: Path, name: str, data: bytes, word: str
+) -> None:
     from companion.voice.audio import AudioError, read_wav
 
     f = tmp_path / "a.wav"

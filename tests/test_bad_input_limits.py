@@ -43,17 +43,31 @@ print(refused, seconds, peak / 1024, (peak - before) / 1024)
 
 def _png(width: int, height: int, idat_claim: int | None = None) -> bytes:
     def chunk(kind: bytes, data: bytes, claim: int | None = None) -> bytes:
-        return struct.pack(">I", len(data) if claim is None else claim) + kind + data \
+        return (
+            struct.pack(">I", len(data) if claim is None else claim)
+            + kind
+            + data
             + struct.pack(">I", zlib.crc32(kind + data))
+        )
 
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0" * 2_600_000), idat_claim)
-            + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", ihdr)
+        + chunk(b"IDAT", zlib.compress(b"\0" * 2_600_000), idat_claim)
+        + chunk(b"IEND", b"")
+    )
 
 
 def _wav(rate: int, data: bytes) -> bytes:
-    body = b"WAVE" + b"fmt " + struct.pack("<IHHIIHH", 16, 1, 1, rate, rate * 2, 2, 16) + b"data" \
-        + struct.pack("<I", len(data)) + data
+    body = (
+        b"WAVE"
+        + b"fmt "
+        + struct.pack("<IHHIIHH", 16, 1, 1, rate, rate * 2, 2, 16)
+        + b"data"
+        + struct.pack("<I", len(data))
+        + data
+    )
     return b"RIFF" + struct.pack("<I", 4 + len(body)) + body
 
 
@@ -63,7 +77,11 @@ CASES: dict[str, tuple[str, str, Callable[[], bytes] | None]] = {
     "wav at 1 Hz": ("wav", "1hz.wav", lambda: _wav(1, b"\0" * 32000)),
     "wav of 10 minutes": ("wav", "10min.wav", lambda: _wav(16000, b"\0" * 16000 * 2 * 600)),
     "record of 200 MB": ("record", "huge.txt", None),
-    "record with 5000 digits": ("record", "digits.txt", lambda: f'[Target "{"9" * 5000}"]\n[Cults "A B"]\n'.encode()),
+    "record with 5000 digits": (
+        "record",
+        "digits.txt",
+        lambda: f'[Target "{"9" * 5000}"]\n[Cults "A B"]\n'.encode(),
+    ),
 }
 
 
@@ -77,8 +95,14 @@ def test_refused_within_two_seconds_and_500_mb(tmp_path: Path, name: str) -> Non
     else:
         path.write_bytes(make())
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    proc = subprocess.run([sys.executable, "-c", PROBE, kind, str(path)], capture_output=True, text=True,
-                          env=env, timeout=60, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, kind, str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=True,
+    )
     refused, seconds, peak_mb, grown_mb = proc.stdout.split()
     assert refused == "True"
     assert float(seconds) <= 2.0 and float(peak_mb) <= 500.0, proc.stdout

@@ -31,7 +31,6 @@ from companion.vision.zones import faces_by_zone, place_dice, zone_at
 REPO = Path(__file__).resolve().parents[1]
 
 
-
 @dataclass(frozen=True)
 class Read:
     """One die as a reader reports it (vision.seen.ReadDie)."""
@@ -144,12 +143,16 @@ def test_place_dice_and_check_layout() -> None:
     x1, y1 = np.max(seat1.polygon, axis=0)
     in1 = cal.to_image([[x0 + 20, (y0 + y1) / 2], [x0 + 50, (y0 + y1) / 2], [x0 + 80, y0 + 20]])
     center = cal.to_image([[210, 148.5]])[0]
-    dice = [Read(float(p[0]), float(p[1]), f, 0.99) for p, f in zip(in1, ["I", "2", "?"], strict=True)]
+    dice = [
+        Read(float(p[0]), float(p[1]), f, 0.99) for p, f in zip(in1, ["I", "2", "?"], strict=True)
+    ]
     dice += [Read(float(center[0]), float(center[1]), "E", 0.9), Read(3.0, 3.0, "1", 0.9)]
     placed = place_dice(cal, dice)
     assert [p.zone for p in placed] == [TableZone.layout(1)] * 3 + [CENTER, OFF_MAT]
     assert (placed[0].px, placed[0].py) == (dice[0].x, dice[0].y)
-    assert abs(placed[0].x - (x0 + 20)) < 0.5 and abs(placed[0].y - (y0 + y1) / 2) < 0.5  # on the mat, mm
+    assert (
+        abs(placed[0].x - (x0 + 20)) < 0.5 and abs(placed[0].y - (y0 + y1) / 2) < 0.5
+    )  # on the mat, mm
     assert faces_by_zone(placed)["cult 1"] == ["2", "?", "I"]
     in_seat1 = [d.face for d in placed if d.zone == TableZone.layout(1)]
     check = check_layout(in_seat1, ["I", "2"])
@@ -165,12 +168,16 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def test_calibrate_command_saves_and_explains(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_calibrate_command_saves_and_explains(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     view, _ = _tilted_view()
     frame = tmp_path / "frame.png"
     cv2.imwrite(str(frame), view)
     out = tmp_path / "cal.json"
-    args = _parser().parse_args(["calibrate", "--frame", str(frame), "--cults", "3", "--out", str(out)])
+    args = _parser().parse_args(
+        ["calibrate", "--frame", str(frame), "--cults", "3", "--out", str(out)]
+    )
     assert args.func(args) == 0
     assert json.loads(out.read_text())["cults"] == 3
     assert "saved" in capsys.readouterr().out
@@ -188,8 +195,20 @@ def test_calibrate_command_saves_and_explains(tmp_path: Path, capsys: pytest.Cap
 
 
 def test_mat_files_pdf_and_png(tmp_path: Path) -> None:
-    subprocess.run([sys.executable, str(REPO / "calibration" / "make_mat.py"), "--png-dpi", "60",
-                    "--pdf-dpi", "40", "--out", str(tmp_path)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "calibration" / "make_mat.py"),
+            "--png-dpi",
+            "60",
+            "--pdf-dpi",
+            "40",
+            "--out",
+            str(tmp_path),
+        ],
+        check=True,
+        capture_output=True,
+    )
     for paper in ("a3", "a2"):
         png = cv2.imread(str(tmp_path / f"mat-{paper}.png"))
         assert png is not None

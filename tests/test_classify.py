@@ -27,7 +27,9 @@ def clf() -> FaceClassifier:
     return FaceClassifier(MODEL)
 
 
-def _crops(styles: tuple[Style, ...], seeds: range, n_dice: int = 14) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
+def _crops(
+    styles: tuple[Style, ...], seeds: range, n_dice: int = 14
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
     xs, ys = [], []
     for seed in seeds:
         frame = render_frame(seed, n_dice=n_dice, styles=styles, size=(800, 600))
@@ -51,7 +53,11 @@ def test_model_is_small_and_has_two_outputs(clf: FaceClassifier) -> None:
     assert MODEL.stat().st_size < 1_000_000
     logits, emb = clf.run(np.zeros((3, 64, 64, 3), np.uint8))
     # the five motifs, and a sixth output 'not a die' when the model has that class
-    assert logits.shape == (3, len(FACES) + clf.knows_non_dice) and emb.shape[0] == 3 and emb.shape[1] >= 16
+    assert (
+        logits.shape == (3, len(FACES) + clf.knows_non_dice)
+        and emb.shape[0] == 3
+        and emb.shape[1] >= 16
+    )
     cal = clf.calibration
     assert 0.05 < cal.temperature < 20 and 0.0 < cal.threshold < 1.0
 
@@ -89,7 +95,9 @@ def test_missing_or_corrupt_model_is_one_clear_sentence(tmp_path: Path) -> None:
         assert "\n" not in text and len(text) < 300 and "Traceback" not in text
 
 
-def test_batch_equals_one_by_one(clf: FaceClassifier, seen: tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]) -> None:
+def test_batch_equals_one_by_one(
+    clf: FaceClassifier, seen: tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]
+) -> None:
     x = seen[0][:20]
     batch = clf.classify(x)
     single = [clf.classify(x[i : i + 1])[0] for i in range(len(x))]
@@ -100,7 +108,9 @@ def test_batch_equals_one_by_one(clf: FaceClassifier, seen: tuple[npt.NDArray[np
         clf.classify(np.zeros((2, 32, 32, 3), np.uint8))
 
 
-def test_reads_training_styles(clf: FaceClassifier, seen: tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]) -> None:
+def test_reads_training_styles(
+    clf: FaceClassifier, seen: tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]
+) -> None:
     x, y = seen
     out = clf.classify(x)
     shown = np.array([r.face != UNKNOWN for r in out])
@@ -113,7 +123,9 @@ def test_reads_training_styles(clf: FaceClassifier, seen: tuple[npt.NDArray[np.u
     assert (shown & ~right).sum() <= 1
 
 
-def test_right_angles_do_not_change_the_reading(clf: FaceClassifier, seen: tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]) -> None:
+def test_right_angles_do_not_change_the_reading(
+    clf: FaceClassifier, seen: tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]
+) -> None:
     x = seen[0]
     base = [r.best for r in clf.classify(x)]
     for k in (1, 2, 3):
@@ -121,7 +133,9 @@ def test_right_angles_do_not_change_the_reading(clf: FaceClassifier, seen: tuple
         assert np.mean(np.array(rotated) == np.array(base)) >= 0.95
 
 
-def test_confidence_flags_doubt(clf: FaceClassifier, unseen: tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]) -> None:
+def test_confidence_flags_doubt(
+    clf: FaceClassifier, unseen: tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]
+) -> None:
     # Unseen styles without enrolment: whatever the accuracy, the wrong
     # readings must mostly be flagged "?" rather than shown.
     x, y = unseen
@@ -153,8 +167,24 @@ def test_training_script_builds_a_loadable_model(tmp_path: Path) -> None:
 
     out = tmp_path / "tiny.onnx"
     script = MODEL.parent / "train_faces.py"
-    subprocess.run([sys.executable, str(script), "--quick", "--threads", "1", "--workers", "1", "--out", str(out)],
-                   check=True, capture_output=True, timeout=900)
+    subprocess.run(
+        [
+            sys.executable,
+            str(script),
+            "--quick",
+            "--threads",
+            "1",
+            "--workers",
+            "1",
+            "--out",
+            str(out),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=900,
+    )
     tiny = FaceClassifier(out)
     assert len(tiny.classify(np.zeros((2, 64, 64, 3), np.uint8))) == 2
-    assert (tmp_path / "tiny.train.json").is_file() and (tmp_path / "tiny.calibration.json").is_file()
+    assert (tmp_path / "tiny.train.json").is_file() and (
+        tmp_path / "tiny.calibration.json"
+    ).is_file()

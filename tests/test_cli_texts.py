@@ -38,10 +38,15 @@ def test_every_option_of_every_command_is_described() -> None:
     assert not undescribed, undescribed
 
 
-def test_simulate_out_says_what_was_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_simulate_out_says_what_was_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["simulate", "--games", "2", "--seed", "5", "--out", str(tmp_path / "recs")]) == 0
     err = capsys.readouterr().err
-    assert sorted(p.name for p in (tmp_path / "recs").iterdir()) == ["game-000005.txt", "game-000006.txt"]
+    assert sorted(p.name for p in (tmp_path / "recs").iterdir()) == [
+        "game-000005.txt",
+        "game-000006.txt",
+    ]
     assert "2 records written to" in err and "game-000005.txt … game-000006.txt" in err
 
 
@@ -56,14 +61,23 @@ def test_opencv_warnings_stay_off_the_terminal() -> None:
     # Opening a camera that is not there makes OpenCV print "[ WARN:…] can't open camera by index".
     env = {k: v for k, v in os.environ.items() if k != "OPENCV_LOG_LEVEL"}
     code = "import companion, cv2; cv2.VideoCapture(7); cv2.VideoCapture('/nonexistent/x.avi')"
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
+    )
     assert "[ WARN" not in r.stderr and "[ WARN" not in r.stdout
-    loud = subprocess.run([sys.executable, "-c", code.replace("companion, ", "")], capture_output=True,
-                          text=True, env={**env, "OPENCV_LOG_LEVEL": "WARNING"}, timeout=60)
+    loud = subprocess.run(
+        [sys.executable, "-c", code.replace("companion, ", "")],
+        capture_output=True,
+        text=True,
+        env={**env, "OPENCV_LOG_LEVEL": "WARNING"},
+        timeout=60,
+    )
     assert "[ WARN" in loud.stderr  # the test can fail: without the setting OpenCV does warn
 
 
-def test_demo_resume_is_the_headless_demo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_demo_resume_is_the_headless_demo(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # no screens open: --resume finishes (or, with nothing to finish, plays) the headless demo
     assert main(["demo", "--db", str(tmp_path / "d.db"), "--resume", "--seed", "3"]) == 0
     out, err = capsys.readouterr()
@@ -75,14 +89,28 @@ def test_every_command_comes_from_the_one_registry() -> None:
     from companion.cli import REGISTRY
 
     top = set(_subparsers(build_parser()))
-    assert top == {"replay", "simulate", "vision", "calibrate", "play", "demo", "export", "standings",
-                   "verify", "key", "doctor", "voice", "stats"}
+    assert top == {
+        "replay",
+        "simulate",
+        "vision",
+        "calibrate",
+        "play",
+        "demo",
+        "export",
+        "standings",
+        "verify",
+        "key",
+        "doctor",
+        "voice",
+        "stats",
+    }
     assert set(_subparsers(_subparsers(build_parser())["vision"])) == {"read", "enroll"}
     assert len({(m, f) for _, m, f in REGISTRY}) == len(REGISTRY)
 
 
 def test_a_command_that_cannot_be_imported_is_a_loud_error(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import companion.cli as cli
 
     # a command module whose own import fails, as one with a missing dependency would

@@ -20,8 +20,13 @@ SEED = 3
 
 
 def _run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "companion", *args], capture_output=True, text=True,
-                          timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "companion", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def _events(db: Path) -> list[tuple[int, int, str]]:
@@ -46,8 +51,9 @@ def test_uninterrupted_demo_replays(reference: tuple[str, list[tuple[int, int, s
     assert len(events) == sum(1 for ln in record.splitlines() if ln.startswith(("start ", "Cult")))
 
 
-def test_demo_is_the_simulators_game(reference: tuple[str, list[tuple[int, int, str]]],
-                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_demo_is_the_simulators_game(
+    reference: tuple[str, list[tuple[int, int, str]]], capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["simulate", "--seed", str(SEED), "--cults", "3"]) == 0
     sim = capsys.readouterr().out
 
@@ -58,12 +64,23 @@ def test_demo_is_the_simulators_game(reference: tuple[str, list[tuple[int, int, 
 
 
 @pytest.mark.parametrize("kills", [[1], [3], [4], [57], [10, 1, 25]])
-def test_kill_at_event_then_resume(tmp_path: Path, kills: list[int],
-                                   reference: tuple[str, list[tuple[int, int, str]]]) -> None:
+def test_kill_at_event_then_resume(
+    tmp_path: Path, kills: list[int], reference: tuple[str, list[tuple[int, int, str]]]
+) -> None:
     db = tmp_path / "t.db"
     for n in kills:
         flag = ["--resume"] if _events_or_none(db) else []
-        out = _run("demo", "--headless", "--db", str(db), "--seed", str(SEED), "--crash-after", str(n), *flag)
+        out = _run(
+            "demo",
+            "--headless",
+            "--db",
+            str(db),
+            "--seed",
+            str(SEED),
+            "--crash-after",
+            str(n),
+            *flag,
+        )
         assert out.returncode == -signal.SIGKILL, out.stderr
     stored = len(_events(db))
     assert stored == sum(kills)  # every accepted event is there, once
@@ -90,16 +107,33 @@ def _count(db: Path) -> int:
 
 
 @pytest.mark.slow
-def test_kill_at_random_moments(tmp_path: Path, reference: tuple[str, list[tuple[int, int, str]]]) -> None:
+def test_kill_at_random_moments(
+    tmp_path: Path, reference: tuple[str, list[tuple[int, int, str]]]
+) -> None:
     """Real kill -9 from outside, at random moments of the writing, then --resume to the end."""
     db = tmp_path / "t.db"
     rng = random.Random(20261130)
     total = len(reference[1])
     targets = sorted(rng.sample(range(1, total - 10), 4))
-    cmd = [sys.executable, "-m", "companion", "demo", "--headless", "--db", str(db), "--seed", str(SEED)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "companion",
+        "demo",
+        "--headless",
+        "--db",
+        str(db),
+        "--seed",
+        str(SEED),
+    ]
     for n, target in enumerate(targets):
-        proc = subprocess.Popen(cmd + (["--resume"] if n else []), stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+        proc = subprocess.Popen(
+            cmd + (["--resume"] if n else []),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+        )
         deadline = time.monotonic() + 60
         while _count(db) < target and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.002)
@@ -116,10 +150,16 @@ def test_kill_at_random_moments(tmp_path: Path, reference: tuple[str, list[tuple
     assert _run("export", str(db), "--game", "last").stdout == reference[0]
 
 
-def test_unfinished_game_is_offered_not_lost(tmp_path: Path,
-                                             reference: tuple[str, list[tuple[int, int, str]]]) -> None:
+def test_unfinished_game_is_offered_not_lost(
+    tmp_path: Path, reference: tuple[str, list[tuple[int, int, str]]]
+) -> None:
     db = tmp_path / "t.db"
-    assert _run("demo", "--headless", "--db", str(db), "--seed", str(SEED), "--crash-after", "5").returncode < 0
+    assert (
+        _run(
+            "demo", "--headless", "--db", str(db), "--seed", str(SEED), "--crash-after", "5"
+        ).returncode
+        < 0
+    )
     # without --resume and without a person to ask: a new game, and a hint
     out = _run("demo", "--headless", "--db", str(db), "--seed", "9")
     assert out.returncode == 0 and "--resume" in out.stderr
@@ -136,11 +176,15 @@ def test_resume_with_nothing_to_resume_starts_a_game(tmp_path: Path) -> None:
     assert replay_text(out.stdout).ok
 
 
-def test_resume_takes_only_the_game_of_that_command(tmp_path: Path,
-                                                    reference: tuple[str, list[tuple[int, int, str]]]) -> None:
+def test_resume_takes_only_the_game_of_that_command(
+    tmp_path: Path, reference: tuple[str, list[tuple[int, int, str]]]
+) -> None:
     """An older unfinished game with another seed is left alone by `--seed 3 --resume`."""
     db = tmp_path / "t.db"
-    assert _run("demo", "--headless", "--db", str(db), "--seed", "4", "--crash-after", "6").returncode < 0
+    assert (
+        _run("demo", "--headless", "--db", str(db), "--seed", "4", "--crash-after", "6").returncode
+        < 0
+    )
     out = _run("demo", "--headless", "--db", str(db), "--seed", str(SEED), "--resume")
     assert out.returncode == 0 and out.stdout == reference[0]
     # without --seed, --resume takes the most recent unfinished demo game: the seed 4 one

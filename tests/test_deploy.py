@@ -19,22 +19,34 @@ INSTALL = REPO / "deploy" / "install.sh"
 UNIT_TEMPLATE = REPO / "systemd" / "companion.service.in"
 
 
-def rendered_unit(prefix: str = "/opt/companion", data: str = "/var/lib/companion", voice: bool = False) -> str:
+def rendered_unit(
+    prefix: str = "/opt/companion", data: str = "/var/lib/companion", voice: bool = False
+) -> str:
     """The unit as install.sh writes it for these paths."""
-    env = {**os.environ, "COMPANION_PREFIX": prefix, "COMPANION_DATA": data, "COMPANION_VOICE": str(int(voice))}
-    proc = subprocess.run(["bash", str(INSTALL), "--print-unit"], capture_output=True, text=True, env=env,
-                          check=True)
+    env = {
+        **os.environ,
+        "COMPANION_PREFIX": prefix,
+        "COMPANION_DATA": data,
+        "COMPANION_VOICE": str(int(voice)),
+    }
+    proc = subprocess.run(
+        ["bash", str(INSTALL), "--print-unit"], capture_output=True, text=True, env=env, check=True
+    )
     return proc.stdout
 
 
 @pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed")
 def test_shellcheck_every_script() -> None:
     scripts = [p for p in REPO.rglob("*.sh") if ".venv" not in p.parts] + [REPO / ".ci" / "run"]
-    proc = subprocess.run(["shellcheck", *map(str, scripts)], capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        ["shellcheck", *map(str, scripts)], capture_output=True, text=True, check=False
+    )
     assert proc.returncode == 0, proc.stdout
 
 
-@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+@pytest.mark.skipif(
+    shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed"
+)
 def test_unit_verifies(tmp_path: Path) -> None:
     # verify checks that ExecStart exists; point it at a stand-in, every other line unchanged
     exe = tmp_path / "companion"
@@ -42,18 +54,35 @@ def test_unit_verifies(tmp_path: Path) -> None:
     exe.chmod(0o755)
     unit = tmp_path / "companion.service"
     unit.write_text(rendered_unit().replace("/opt/companion/venv/bin/companion", str(exe)))
-    proc = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        ["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, check=False
+    )
     problems = [ln for ln in proc.stderr.splitlines() if "companion.service" in ln]
     assert proc.returncode == 0 and not problems, proc.stderr
 
 
 def test_unit_has_what_the_design_asks() -> None:
     text = rendered_unit()
-    for line in ("User=companion", "SupplementaryGroups=video\n", "# without voice: DeviceAllow=char-alsa", "Conflicts=getty@tty1.service",
-                 "TTYPath=/dev/tty1", "StandardInput=tty", "Restart=on-failure", "NoNewPrivileges=yes",
-                 "ProtectSystem=strict", "ReadWritePaths=/var/lib/companion\n", "PrivateTmp=yes",
-                 "StandardError=journal", "--resume", "UMask=0077", "CapabilityBoundingSet=\n",
-                 "RestrictAddressFamilies=AF_UNIX\n", "DevicePolicy=closed", "SystemCallFilter=@system-service"):
+    for line in (
+        "User=companion",
+        "SupplementaryGroups=video\n",
+        "# without voice: DeviceAllow=char-alsa",
+        "Conflicts=getty@tty1.service",
+        "TTYPath=/dev/tty1",
+        "StandardInput=tty",
+        "Restart=on-failure",
+        "NoNewPrivileges=yes",
+        "ProtectSystem=strict",
+        "ReadWritePaths=/var/lib/companion\n",
+        "PrivateTmp=yes",
+        "StandardError=journal",
+        "--resume",
+        "UMask=0077",
+        "CapabilityBoundingSet=\n",
+        "RestrictAddressFamilies=AF_UNIX\n",
+        "DevicePolicy=closed",
+        "SystemCallFilter=@system-service",
+    ):
         assert line in text, line
     assert "@PREFIX@" not in text and "@DATA@" not in text
     for group in ("tty", "input"):
@@ -64,7 +93,9 @@ def test_unit_takes_the_paths_install_was_given() -> None:
     text = rendered_unit("/srv/comp", "/data/table7")
     assert "ExecStart=/srv/comp/venv/bin/companion play --resume" in text
     assert "ReadWritePaths=/data/table7\n" in text and "WorkingDirectory=/data/table7\n" in text
-    assert "XDG_DATA_HOME=/data/table7/data" in text and "XDG_CONFIG_HOME=/data/table7/config" in text
+    assert (
+        "XDG_DATA_HOME=/data/table7/data" in text and "XDG_CONFIG_HOME=/data/table7/config" in text
+    )
     assert "/opt/companion" not in text and "/var/lib/companion" not in text
 
 
@@ -74,31 +105,53 @@ def test_unit_with_voice_hears_and_only_then_has_sound() -> None:
     assert "play --resume --voice\n" in text
 
 
-@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+@pytest.mark.skipif(
+    shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed"
+)
 @pytest.mark.parametrize("voice", [False, True])
 def test_unit_exposure_is_at_most_2_5(tmp_path: Path, voice: bool) -> None:
     unit = tmp_path / "companion.service"
     unit.write_text(rendered_unit(voice=voice))
-    proc = subprocess.run(["systemd-analyze", "security", "--offline=yes", str(unit)], capture_output=True,
-                          text=True, check=False)
+    proc = subprocess.run(
+        ["systemd-analyze", "security", "--offline=yes", str(unit)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     found = re.search(r"Overall exposure level for companion.service: ([0-9.]+)", proc.stdout)
     assert found, proc.stdout + proc.stderr
     assert float(found.group(1)) <= 2.5, proc.stdout
 
 
 def _install(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COMPANION_PREFIX": str(tmp_path / "opt"), "COMPANION_DATA": str(tmp_path / "data"),
-           "COMPANION_UNIT_DIR": str(tmp_path / "units")}
-    return subprocess.run(["bash", str(INSTALL), *args], capture_output=True, text=True, env=env, check=False)
+    env = {
+        **os.environ,
+        "COMPANION_PREFIX": str(tmp_path / "opt"),
+        "COMPANION_DATA": str(tmp_path / "data"),
+        "COMPANION_UNIT_DIR": str(tmp_path / "units"),
+    }
+    return subprocess.run(
+        ["bash", str(INSTALL), *args], capture_output=True, text=True, env=env, check=False
+    )
 
 
 def test_install_dry_run_prints_every_step_and_changes_nothing(tmp_path: Path) -> None:
     proc = _install(tmp_path, "--dry-run")
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
-    for needle in ("apt-get install -y --no-install-recommends python3-picamera2", "useradd", "video",
-                   "venv --system-site-packages", "pip install -e", "[pi]", "calibration/default.json",
-                   "key new --out", "-m 0700", "render_unit >", "systemctl enable companion.service"):
+    for needle in (
+        "apt-get install -y --no-install-recommends python3-picamera2",
+        "useradd",
+        "video",
+        "venv --system-site-packages",
+        "pip install -e",
+        "[pi]",
+        "calibration/default.json",
+        "key new --out",
+        "-m 0700",
+        "render_unit >",
+        "systemctl enable companion.service",
+    ):
         assert needle in out, needle
     assert all(line.startswith(("[dry-run]", "==>")) for line in out.splitlines())
     assert list(tmp_path.iterdir()) == []
@@ -106,7 +159,9 @@ def test_install_dry_run_prints_every_step_and_changes_nothing(tmp_path: Path) -
 
 def test_uninstall_dry_run_keeps_databases(tmp_path: Path) -> None:
     out = _install(tmp_path, "--uninstall", "--dry-run").stdout
-    assert "systemctl disable --now companion.service" in out and "Keeping the game databases" in out
+    assert (
+        "systemctl disable --now companion.service" in out and "Keeping the game databases" in out
+    )
     assert f"rm -rf {tmp_path / 'data'}" not in out
     purge = _install(tmp_path, "--uninstall", "--purge", "--dry-run").stdout
     assert f"rm -rf {tmp_path / 'data'}" in purge
@@ -168,17 +223,31 @@ def test_doctor_shows_the_profile_estimate(xdg: Path) -> None:
     check = SelfCheck(100, 97, 2, ((20, 0, 0, 0, 0, 0),) * 5)
     from companion.vision.enroll import model_digest
 
-    prof = Profile(np.zeros((dim, 5), np.float32), np.zeros(5, np.float32), protos, 0.7, 0.5,
-                   model_digest(clf.path), (20, 20, 20, 20, 20), check)
+    prof = Profile(
+        np.zeros((dim, 5), np.float32),
+        np.zeros(5, np.float32),
+        protos,
+        0.7,
+        0.5,
+        model_digest(clf.path),
+        (20, 20, 20, 20, 20),
+        check,
+    )
     prof.save(paths.profile_dir())
     c = doctor.check_profile(doctor.Context())
-    assert c.status == "ok" and "100 dice enrolled" in c.detail and "97.0% read right" in c.detail, c.detail
-    dataclasses.replace(prof, check=SelfCheck(100, 80, 15, ((20, 0, 0, 0, 0, 0),) * 5)).save(paths.profile_dir())
+    assert (
+        c.status == "ok" and "100 dice enrolled" in c.detail and "97.0% read right" in c.detail
+    ), c.detail
+    dataclasses.replace(prof, check=SelfCheck(100, 80, 15, ((20, 0, 0, 0, 0, 0),) * 5)).save(
+        paths.profile_dir()
+    )
     c = doctor.check_profile(doctor.Context())
     assert c.status == "warn" and "80.0% read right" in c.detail and "another frame" in c.fix
 
 
-def test_doctor_never_crashes_and_reports_failure(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_doctor_never_crashes_and_reports_failure(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     def broken(ctx: doctor.Context) -> doctor.Check:
         raise RuntimeError("boom")
 
@@ -203,7 +272,9 @@ def test_doctor_model_reads_its_test_frame() -> None:
     assert "0 wrong" in c.detail
 
 
-def test_doctor_model_missing_says_how_to_fix(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_doctor_model_missing_says_how_to_fix(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv("COMPANION_MODEL", str(tmp_path / "absent.onnx"))
     c = doctor.check_model(doctor.Context())
     assert c.status == "fail" and "does not load" in c.detail and c.fix

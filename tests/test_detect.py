@@ -23,7 +23,9 @@ WHITE = next(s for s in TRAIN if s.body.name == "white" and s.ink_name == "black
 RED = next(s for s in TRAIN if s.body.name == "red")
 
 
-def _mat(h: int = 480, w: int = 640, color: tuple[int, int, int] = (60, 110, 40)) -> npt.NDArray[np.uint8]:
+def _mat(
+    h: int = 480, w: int = 640, color: tuple[int, int, int] = (60, 110, 40)
+) -> npt.NDArray[np.uint8]:
     rng = np.random.default_rng(0)
     img = np.full((h, w, 3), color, np.float32) + rng.normal(0, 3, (h, w, 3))
     return np.clip(img, 0, 255).astype(np.uint8)
@@ -43,7 +45,9 @@ def test_rejects_grey_images() -> None:
 def test_round_stones_and_pencils_are_not_dice() -> None:
     img = _mat()
     cv2.ellipse(img, (200, 200), (30, 24), 20, 0, 360, (60, 200, 60), -1, cv2.LINE_AA)  # doubler
-    cv2.ellipse(img, (420, 300), (28, 26), 0, 0, 360, (30, 130, 240), -1, cv2.LINE_AA)  # start stone
+    cv2.ellipse(
+        img, (420, 300), (28, 26), 0, 0, 360, (30, 130, 240), -1, cv2.LINE_AA
+    )  # start stone
     pencil = cv2.boxPoints(((320, 100), (300, 14), 15)).astype(np.int32)
     cv2.fillConvexPoly(img, pencil, (30, 200, 240), cv2.LINE_AA)
     cv2.line(img, (0, 400), (640, 380), (20, 20, 20), 6, cv2.LINE_AA)  # cable
@@ -67,8 +71,10 @@ def test_a_plain_square_die_is_found_with_its_corners() -> None:
 @pytest.mark.parametrize("n", [2, 3])
 def test_touching_dice_in_a_row_are_split(n: int) -> None:
     a = np.deg2rad(10.0)
-    dice = [DiePlacement("I2E"[j], (400.0 + 91 * j * np.cos(a), 300.0 + 91 * j * np.sin(a)), 90.0, 10.0)
-            for j in range(n)]
+    dice = [
+        DiePlacement("I2E"[j], (400.0 + 91 * j * np.cos(a), 300.0 + 91 * j * np.sin(a)), 90.0, 10.0)
+        for j in range(n)
+    ]
     frame = render_placed(1, dice, style=WHITE, size=(960, 720), surface_kind="felt")
     found = find_dice(frame.image)
     pairs = match_points([d.center for d in found], [d.corners for d in frame.dice])
@@ -76,7 +82,10 @@ def test_touching_dice_in_a_row_are_split(n: int) -> None:
 
 
 def test_die_cut_by_the_border_is_flagged_not_dropped() -> None:
-    dice = [DiePlacement("3", (20.0, 300.0), 100.0, 0.0), DiePlacement("1", (400.0, 300.0), 100.0, 0.0)]
+    dice = [
+        DiePlacement("3", (20.0, 300.0), 100.0, 0.0),
+        DiePlacement("1", (400.0, 300.0), 100.0, 0.0),
+    ]
     frame = render_placed(2, dice, style=RED, size=(800, 600), surface_kind="felt")
     found = find_dice(frame.image)
     assert len(found) == 2
@@ -90,8 +99,13 @@ def _score(seeds: range, styles: tuple) -> Tally:  # type: ignore[type-arg]
     for seed in seeds:
         frame = render_frame(seed, styles=styles)
         found: list[FoundDie] = find_dice(frame.image)
-        tally_frame(tally, [(d.center[0], d.center[1], "x" if d.clean else "?") for d in found],
-                    [d.corners for d in frame.dice], None, [d.corners for d in found])
+        tally_frame(
+            tally,
+            [(d.center[0], d.center[1], "x" if d.clean else "?") for d in found],
+            [d.corners for d in frame.dice],
+            None,
+            [d.corners for d in found],
+        )
     return tally
 
 
@@ -116,7 +130,9 @@ def _real_labels(path: Path, w: int, h: int) -> list[npt.NDArray[np.float32]]:
     for line in path.read_text().splitlines():
         if line.strip():
             _, x, y, bw, bh = (float(v) for v in line.split())
-            boxes.append(box_polygon((x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h))
+            boxes.append(
+                box_polygon((x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h)
+            )
     return boxes
 
 
@@ -143,8 +159,11 @@ def test_real_photos_die_centers() -> None:
 @given(h=st.integers(1, 120), w=st.integers(1, 160), seed=st.integers(0, 2**16), flat=st.booleans())
 def test_any_image_gives_well_formed_dice(h: int, w: int, seed: int, flat: bool) -> None:
     rng = np.random.default_rng(seed)
-    img = (np.full((h, w, 3), rng.integers(0, 256, 3), np.uint8) if flat
-           else rng.integers(0, 256, (h, w, 3), dtype=np.uint8))
+    img = (
+        np.full((h, w, 3), rng.integers(0, 256, 3), np.uint8)
+        if flat
+        else rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+    )
     for die in find_dice(img):
         assert die.corners.shape == (4, 2)
         assert -1 <= die.center[0] <= w and -1 <= die.center[1] <= h

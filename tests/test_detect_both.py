@@ -25,7 +25,10 @@ def test_every_die_of_either_finder_is_kept_and_lone_ones_are_flagged() -> None:
             if d.clean:
                 assert seen_by_net and seen_by_classic
         for c in classic:
-            assert any(_near(c.center, d.center, 1.0) or _near(c.center, d.center, 0.5 * d.edge) for d in both)
+            assert any(
+                _near(c.center, d.center, 1.0) or _near(c.center, d.center, 0.5 * d.edge)
+                for d in both
+            )
 
 
 def test_finders_by_name() -> None:

@@ -26,7 +26,11 @@ def _stats(counts: dict[str, int]) -> FaceStats:
 def test_chi_square_against_a_hand_computation() -> None:
     # 60 dice: expected I 20, and 10 for each of 1, 2, 3, E (C2, not 12 each as on a plain d6).
     s = _stats({"I": 26, "1": 8, "2": 12, "3": 9, "E": 5})
-    assert s.dice == 60 and s.expected("I") == pytest.approx(20) and s.expected("E") == pytest.approx(10)
+    assert (
+        s.dice == 60
+        and s.expected("I") == pytest.approx(20)
+        and s.expected("E") == pytest.approx(10)
+    )
     # by hand: 36/20 + 4/10 + 4/10 + 1/10 + 25/10 = 1.8 + 0.4 + 0.4 + 0.1 + 2.5 = 5.2
     assert s.chi2 == pytest.approx(5.2)
     # 4 degrees of freedom: Q(5.2) = e^-2.6 · (1 + 2.6) = 0.26545...
@@ -95,12 +99,21 @@ def test_record_rolls_skip_comments_and_count_each_roll_once(tmp_path: Path) -> 
 def test_stats_cli_text_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     opts = Options.make(["Anna", "Ben", "Cleo"])
     for seed in (1, 2):
-        sim = play_game(opts, seed, {c: STRATEGIES["greedy"] for c in opts.cults},
-                        tags={"Table": "7", "Dice": "red"})
+        sim = play_game(
+            opts,
+            seed,
+            {c: STRATEGIES["greedy"] for c in opts.cults},
+            tags={"Table": "7", "Dice": "red"},
+        )
         (tmp_path / f"g{seed}.txt").write_text(sim.record, encoding="utf-8")
     assert main(["stats", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "IÄÄ! on 2 faces of 6" in out and "table 7" in out and "dice set red" in out and "all games" in out
+    assert (
+        "IÄÄ! on 2 faces of 6" in out
+        and "table 7" in out
+        and "dice set red" in out
+        and "all games" in out
+    )
     assert main(["stats", "--json", str(tmp_path / "g1.txt"), str(tmp_path / "g2.txt")]) == 0
     data = json.loads(capsys.readouterr().out)
     groups = {g["name"]: g for g in data["groups"]}
@@ -108,14 +121,17 @@ def test_stats_cli_text_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert total["dice"] == groups["g1.txt"]["dice"] + groups["g2.txt"]["dice"]
     assert total["expected"]["I"] == pytest.approx(total["dice"] / 3, abs=0.01)
     counts = total["counts"]
-    by_hand = sum((counts[f] - total["dice"] * p) ** 2 / (total["dice"] * p)
-                  for f, p in {"I": 2 / 6, "1": 1 / 6, "2": 1 / 6, "3": 1 / 6, "E": 1 / 6}.items())
+    by_hand = sum(
+        (counts[f] - total["dice"] * p) ** 2 / (total["dice"] * p)
+        for f, p in {"I": 2 / 6, "1": 1 / 6, "2": 1 / 6, "3": 1 / 6, "E": 1 / 6}.items()
+    )
     assert total["chi2"] == pytest.approx(by_hand, abs=1e-3)
     assert chi_square(counts) == pytest.approx(by_hand)
 
 
-def test_stats_of_a_database_counts_corrected_rolls_once(tmp_path: Path,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_stats_of_a_database_counts_corrected_rolls_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db = tmp_path / "games.db"
     _game_with_an_illegal_call(db).close()
     assert main(["stats", "--json", str(db)]) == 0

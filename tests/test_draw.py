@@ -26,7 +26,9 @@ def _has(img: np.ndarray, color: tuple[int, int, int], x0: int, y0: int, x1: int
 def test_reads_are_outlined_by_what_they_are() -> None:
     img = np.full((300, 400, 3), 128, np.uint8)
     reads = [_read(80, 100, "3"), _read(200, 100, "?"), _read(320, 220, "E")]
-    out = draw_reads(img, reads, ["", "weak detection (0.45)", ""], truth=[(82, 98), (203, 104), (80, 240)])
+    out = draw_reads(
+        img, reads, ["", "weak detection (0.45)", ""], truth=[(82, 98), (203, 104), (80, 240)]
+    )
     assert out is not img and (img == 128).all()  # drawn on a copy
     assert _has(out, GREEN, 55, 75, 105, 125)  # read and true
     assert _has(out, ORANGE, 175, 75, 225, 125)  # '?'
@@ -47,7 +49,9 @@ def test_yolo_centers_skip_lines_that_are_not_labels(tmp_path: Path) -> None:
     assert yolo_centers(lab, 640, 480) == [(320.0, 120.0), (160.0, 360.0)]
 
 
-def test_main_draws_each_image_and_says_which_it_cannot_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_main_draws_each_image_and_says_which_it_cannot_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from companion.synth import HELD_OUT, render_frame
 
     good = tmp_path / "frame.png"
@@ -64,7 +68,9 @@ def test_main_draws_each_image_and_says_which_it_cannot_read(tmp_path: Path, cap
 
 def test_the_kept_aside_split_is_every_photo_numbered_by_a_multiple_of_four() -> None:
     assert real_dice.kept_aside(Path("dice_4.jpg")) and real_dice.kept_aside(Path("six_48.jpg"))
-    assert not real_dice.kept_aside(Path("dice_1.jpg")) and not real_dice.kept_aside(Path("two_42.jpg"))
+    assert not real_dice.kept_aside(Path("dice_1.jpg")) and not real_dice.kept_aside(
+        Path("two_42.jpg")
+    )
     with pytest.raises(ValueError):
         real_dice.photo_number(Path("dice.jpg"))
 
@@ -89,9 +95,11 @@ def test_truth_jsonl_gives_the_centers_of_its_own_image_only(tmp_path: Path) -> 
     from companion.evaluation.draw import jsonl_centers
 
     truth = tmp_path / "truth.jsonl"
-    truth.write_text('{"image": "a.jpg", "dice": [{"x": 10.5, "y": 20, "face": "I"}]}\n'
-                     "not json\n"
-                     '{"image": "b.jpg", "dice": []}\n')
+    truth.write_text(
+        '{"image": "a.jpg", "dice": [{"x": 10.5, "y": 20, "face": "I"}]}\n'
+        "not json\n"
+        '{"image": "b.jpg", "dice": []}\n'
+    )
     assert jsonl_centers(truth, "a.jpg") == [(10.5, 20.0)]
     assert jsonl_centers(truth, "b.jpg") == []
     assert jsonl_centers(truth, "c.jpg") is None

@@ -46,7 +46,10 @@ class TruthFinder:
 
     def __call__(self, image: npt.NDArray[np.uint8]) -> Sequence[DieTruth]:
         dice = self.truth[image.tobytes()[::997]]
-        return [DieTruth(d.center, jitter_corners(d.corners, self.rng), d.face, d.style, d.edge) for d in dice]
+        return [
+            DieTruth(d.center, jitter_corners(d.corners, self.rng), d.face, d.style, d.edge)
+            for d in dice
+        ]
 
 
 def _write_enrolment(root: Path, style: Style, seed: int, finder: TruthFinder | None) -> None:
@@ -54,7 +57,9 @@ def _write_enrolment(root: Path, style: Style, seed: int, finder: TruthFinder | 
     for k, face in enumerate(FACES):
         (root / face).mkdir(parents=True)
         for j in range(2):
-            frame = render_frame(seed + 10 * j + k, n_dice=10, styles=[style], faces=[face], size=(800, 600))
+            frame = render_frame(
+                seed + 10 * j + k, n_dice=10, styles=[style], faces=[face], size=(800, 600)
+            )
             path = root / face / f"frame-{j}.png"
             cv2.imwrite(str(path), frame.image)
             if finder is not None:
@@ -69,7 +74,9 @@ def _read_style(reader: FaceClassifier, style: Style, seeds: range) -> tuple[int
     for seed in seeds:
         frame = render_frame(seed, n_dice=16, styles=[style], size=(800, 600))
         rng = np.random.default_rng(seed)
-        crops = np.stack([cut_face(frame.image, jitter_corners(d.corners, rng)) for d in frame.dice])
+        crops = np.stack(
+            [cut_face(frame.image, jitter_corners(d.corners, rng)) for d in frame.dice]
+        )
         for r, d in zip(reader.classify(crops), frame.dice, strict=True):
             n += 1
             right += r.face == d.face
@@ -94,13 +101,17 @@ def test_enrol_a_held_out_set_then_read_it(tmp_path: Path, style_name: str) -> N
     assert right / n >= 0.97 and silent == 0, (n, right, silent)
 
 
-def _enrolment_crops(style: Style, seed: int, frames: int = 2, n_dice: int = 8) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+def _enrolment_crops(
+    style: Style, seed: int, frames: int = 2, n_dice: int = 8
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Crops, motifs and frame numbers of `frames` frames per motif of one set."""
     xs, ys, fs = [], [], []
     rng = np.random.default_rng(seed)
     for k, face in enumerate(FACES):
         for j in range(frames):
-            frame = render_frame(seed + 10 * j + k, n_dice=n_dice, styles=[style], faces=[face], size=(800, 600))
+            frame = render_frame(
+                seed + 10 * j + k, n_dice=n_dice, styles=[style], faces=[face], size=(800, 600)
+            )
             xs += [cut_face(frame.image, jitter_corners(d.corners, rng)) for d in frame.dice]
             ys += [k] * len(frame.dice)
             fs += [k * frames + j] * len(frame.dice)
@@ -110,11 +121,15 @@ def _enrolment_crops(style: Style, seed: int, frames: int = 2, n_dice: int = 8) 
 def test_profile_round_trip_and_model_check(tmp_path: Path, clf: FaceClassifier) -> None:
     crops, labels, frames = _enrolment_crops(HELD_OUT[5], 1)
     prof = fit_profile(clf, crops, labels, frames)
-    assert prof.check is not None and prof.check.dice == sum(prof.counts)  # every die kept was checked
+    assert prof.check is not None and prof.check.dice == sum(
+        prof.counts
+    )  # every die kept was checked
     prof.save(tmp_path / "p")
     back = Profile.load(tmp_path / "p", clf)
     assert np.array_equal(back.weights, prof.weights) and back.threshold == prof.threshold
-    assert back.check == prof.check and back.warnings == prof.warnings and back.counts == prof.counts
+    assert (
+        back.check == prof.check and back.warnings == prof.warnings and back.counts == prof.counts
+    )
     rot = rotation_embeddings(clf, crops)
     assert np.allclose(back.read(rot)[0], prof.read(rot)[0])
     other = dataclasses.replace(prof, model="0000")
@@ -147,8 +162,13 @@ def test_a_profile_overrules_the_shipped_model(clf: FaceClassifier) -> None:
     alone = [r.face for r in clf.classify(test)]
     want = {"1": "E", "E": "1"}
     expected = [want.get(FACES[t], FACES[t]) for t in truth]
-    assert sum(a == FACES[t] for a, t in zip(alone, truth, strict=True)) >= 0.9 * len(truth)  # the model alone
-    assert sum(r == e for r, e in zip(reads, expected, strict=True)) >= 0.95 * len(truth), (reads, expected)
+    assert sum(a == FACES[t] for a, t in zip(alone, truth, strict=True)) >= 0.9 * len(
+        truth
+    )  # the model alone
+    assert sum(r == e for r, e in zip(reads, expected, strict=True)) >= 0.95 * len(truth), (
+        reads,
+        expected,
+    )
     assert not any(r not in (e, UNKNOWN) for r, e in zip(reads, expected, strict=True))
 
 
@@ -172,7 +192,9 @@ def test_self_check_finds_a_wrong_folder_and_things_that_are_not_dice(clf: FaceC
     lines = faces_cli.self_check_lines(prof)
     assert any(line.startswith("warning:") for line in lines)
     clean = fit_profile(clf, *_enrolment_crops(style, 5))
-    assert not clean.warnings and clean.check is not None and clean.check.accuracy >= 0.9, clean.warnings
+    assert not clean.warnings and clean.check is not None and clean.check.accuracy >= 0.9, (
+        clean.warnings
+    )
 
 
 def test_a_motif_with_one_frame_is_not_checked_and_says_so(clf: FaceClassifier) -> None:
@@ -198,7 +220,12 @@ def test_dice_unlike_every_motif_read_unknown(clf: FaceClassifier) -> None:
     style = style_by_name("jade/navy/pulp")
     clf.profile = fit_profile(clf, *_enrolment_crops(style, 11))
     rng = np.random.default_rng(0)
-    things = np.concatenate([np.full((1, 64, 64, 3), 128, np.uint8), rng.integers(0, 255, (3, 64, 64, 3), dtype=np.uint8)])
+    things = np.concatenate(
+        [
+            np.full((1, 64, 64, 3), 128, np.uint8),
+            rng.integers(0, 255, (3, 64, 64, 3), dtype=np.uint8),
+        ]
+    )
     reads = clf.classify(things)
     clf.profile = None
     assert all(r.face == UNKNOWN for r in reads), reads
@@ -225,7 +252,19 @@ def test_cli_errors_are_one_sentence(tmp_path: Path, capsys: pytest.CaptureFixtu
     (tmp_path / "d" / "I").mkdir(parents=True)
     assert _cli(["enroll", str(tmp_path / "d"), "--out", str(tmp_path / "p")]) == 1
     assert "holds no PNG or JPEG" in capsys.readouterr().err
-    assert _cli(["enroll", str(tmp_path / "d"), "--out", str(tmp_path / "p"), "--model", str(tmp_path / "x.onnx")]) == 1
+    assert (
+        _cli(
+            [
+                "enroll",
+                str(tmp_path / "d"),
+                "--out",
+                str(tmp_path / "p"),
+                "--model",
+                str(tmp_path / "x.onnx"),
+            ]
+        )
+        == 1
+    )
     assert "not found" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exc:
         _cli(["enroll", str(tmp_path / "d")])
@@ -233,12 +272,27 @@ def test_cli_errors_are_one_sentence(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 
 @pytest.mark.parametrize("finder", [None, "classic"])
-def test_cli_enrols_with_the_die_finder(tmp_path: Path, capsys: pytest.CaptureFixture[str], finder: str | None) -> None:
+def test_cli_enrols_with_the_die_finder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], finder: str | None
+) -> None:
     # None: the finder `vision read` uses by default, so the dice are cut as they will be read
     style = style_by_name("jade/white/stamp")
     _write_enrolment(tmp_path / "dir", style, 700, None)
     extra = ["--finder", finder] if finder else []
-    assert _cli(["enroll", str(tmp_path / "dir"), "--out", str(tmp_path / "prof"), "--model", str(MODEL), *extra]) == 0
+    assert (
+        _cli(
+            [
+                "enroll",
+                str(tmp_path / "dir"),
+                "--out",
+                str(tmp_path / "prof"),
+                "--model",
+                str(MODEL),
+                *extra,
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "enrolled" in out and "self-check" in out and "I: 20 dice learnt" in out
     reader = load_reader(tmp_path / "prof", model=MODEL)

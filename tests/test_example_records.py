@@ -29,12 +29,17 @@ def test_example_record(name: str) -> None:
         assert got["error"] is None
     else:
         assert got["error"] is not None, got
-        assert (got["error"]["line"], got["error"]["rule"]) == (exp["error"]["line"], exp["error"]["rule"])
+        assert (got["error"]["line"], got["error"]["rule"]) == (
+            exp["error"]["line"],
+            exp["error"]["rule"],
+        )
     assert _nonzero(got["totals"]) == _nonzero(exp["totals"])
     assert got["finished"] == exp["finished"]
     assert set(got["winners"]) == set(exp["winners"])
     assert set(got["losers"]) == set(exp["losers"])
-    assert [_nonzero(p["scores"]) for p in got["phases"]] == [_nonzero(p["scores"]) for p in exp["phases"]]
+    assert [_nonzero(p["scores"]) for p in got["phases"]] == [
+        _nonzero(p["scores"]) for p in exp["phases"]
+    ]
 
 
 def test_examples_present() -> None:

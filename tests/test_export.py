@@ -79,7 +79,9 @@ def test_json_export_shape(db: tuple[Path, list[str]], capsys: pytest.CaptureFix
     assert g1["cults"] == ["Anna", "Ben", "Cleo"] and g1["finished"] is True
     assert g1["totals"] == rep.game.totals and g1["winners"] == list(rep.game.winners)
     assert g1["start_cult"] == rep.game.results[0].start
-    assert [p["name"] for p in g1["players"]] == g1["cults"] and [p["seat"] for p in g1["players"]] == [1, 2, 3]
+    assert [p["name"] for p in g1["players"]] == g1["cults"] and [
+        p["seat"] for p in g1["players"]
+    ] == [1, 2, 3]
     for p in g1["players"]:
         assert sum(p["phase_scores"]) == p["score"] == g1["totals"][p["name"]]
         assert p["winner"] == (p["name"] in g1["winners"])
@@ -88,7 +90,9 @@ def test_json_export_shape(db: tuple[Path, list[str]], capsys: pytest.CaptureFix
     assert g2["finished"] is False and g2["winners"] == [] and g2["cults"] == ["Dora", "Emil"]
 
 
-def test_csv_export(db: tuple[Path, list[str]], capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_csv_export(
+    db: tuple[Path, list[str]], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     path, _ = db
     out_file = tmp_path / "games.csv"
     assert _export(capsys, str(path), "--format", "csv", "--out", str(out_file))[0] == 0
@@ -106,8 +110,9 @@ def test_csv_export(db: tuple[Path, list[str]], capsys: pytest.CaptureFixture[st
     ("args", "words"),
     [(["--game", "7"], "holds no game 7"), (["--game", "x"], "not 'x'")],
 )
-def test_bad_selection_is_one_sentence(db: tuple[Path, list[str]], capsys: pytest.CaptureFixture[str],
-                                       args: list[str], words: str) -> None:
+def test_bad_selection_is_one_sentence(
+    db: tuple[Path, list[str]], capsys: pytest.CaptureFixture[str], args: list[str], words: str
+) -> None:
     code, out, err = _export(capsys, str(db[0]), *args)
     assert code == 2 and out == "" and words in err and err.count("\n") == 1
 
@@ -168,7 +173,9 @@ def test_evidence_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     sec = Secretary.open(path)
     sec.start_game(sim.game.options)
     first = next(ev for ev in sim.events if isinstance(ev, StartRoll))
-    sec.submit_start_roll(first.cult, first.faces, Evidence(b"\xff\xd8jpeg\xff\xd9", {"faces": "".join(first.faces)}))
+    sec.submit_start_roll(
+        first.cult, first.faces, Evidence(b"\xff\xd8jpeg\xff\xd9", {"faces": "".join(first.faces)})
+    )
     sec.close()
     code = main(["export", str(path), "--evidence", str(tmp_path / "ev")])
     assert code == 0 and "evidence of 1 roll written" in capsys.readouterr().err

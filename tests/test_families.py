@@ -28,13 +28,20 @@ def test_letterings_come_from_many_type_families() -> None:
 
 
 def test_splits_are_whole_and_disjoint() -> None:
-    fams = {split: {letterings()[t].family for t in typefaces(split)} for split in ("train", "validation", "held_out")}
+    fams = {
+        split: {letterings()[t].family for t in typefaces(split)}
+        for split in ("train", "validation", "held_out")
+    }
     assert not (fams["train"] & fams["validation"]) and not (fams["train"] & fams["held_out"])
     assert not (fams["validation"] & fams["held_out"])
     assert fams["held_out"] == set(FAMILY_SPLITS["held_out"]["type"])
     train = family_styles("train", 300, 0)
     held = family_styles("held_out", 50, 0)
-    for kind, attr in (("tentacle", "tentacle"), ("arrangement", "arrangement"), ("elder", "elder")):
+    for kind, attr in (
+        ("tentacle", "tentacle"),
+        ("arrangement", "arrangement"),
+        ("elder", "elder"),
+    ):
         seen = {getattr(s.art, attr) for s in train}
         for split in ("validation", "held_out"):
             assert not seen & set(FAMILY_SPLITS[split][kind]), (kind, split)
@@ -42,10 +49,23 @@ def test_splits_are_whole_and_disjoint() -> None:
     assert {s.art.lettering[5:] for s in held} <= set(typefaces("held_out"))
 
 
-def _mask(face: str, tentacle: str = "taper", arrangement: str = "row", elder: str = "star_solid",
-          lettering: str = "font:DejaVuSans", seed: int = 0) -> npt.NDArray[np.float32]:
-    return motif_mask(face, 128, lettering=lettering, tentacle=tentacle, arrangement=arrangement, elder=elder,
-                      rng=np.random.default_rng(seed))
+def _mask(
+    face: str,
+    tentacle: str = "taper",
+    arrangement: str = "row",
+    elder: str = "star_solid",
+    lettering: str = "font:DejaVuSans",
+    seed: int = 0,
+) -> npt.NDArray[np.float32]:
+    return motif_mask(
+        face,
+        128,
+        lettering=lettering,
+        tentacle=tentacle,
+        arrangement=arrangement,
+        elder=elder,
+        rng=np.random.default_rng(seed),
+    )
 
 
 @pytest.mark.parametrize("tentacle", NEW_TENTACLES + TENTACLES)
@@ -54,7 +74,9 @@ def test_tentacles_keep_their_count_and_stay_on_the_face(tentacle: str, arrangem
     ink = []
     for n in (1, 2, 3):
         m = _mask(str(n), tentacle, arrangement)
-        assert m[:4].sum() == 0 and m[-4:].sum() == 0 and m[:, :4].sum() == 0 and m[:, -4:].sum() == 0
+        assert (
+            m[:4].sum() == 0 and m[-4:].sum() == 0 and m[:, :4].sum() == 0 and m[:, -4:].sum() == 0
+        )
         ink.append(float(m.sum()))
         if tentacle == "taper" and arrangement not in ("radial", "splay", "fan"):
             # Straight arms side by side never touch: each is one blob. (Curly

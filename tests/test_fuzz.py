@@ -35,8 +35,11 @@ from .store_util import feed, sim_game
 
 #: Examples per test; COMPANION_FUZZ_EXAMPLES=5000 for a long hunt by hand.
 EXAMPLES = int(os.environ.get("COMPANION_FUZZ_EXAMPLES", "200"))
-FUZZ = settings(max_examples=EXAMPLES, deadline=timedelta(seconds=2),
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=EXAMPLES,
+    deadline=timedelta(seconds=2),
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 
 def one_sentence(text: str) -> None:
@@ -48,15 +51,45 @@ def one_sentence(text: str) -> None:
 
 EXAMPLE = sim_game(5).record
 NUMBERS = st.one_of(
-    st.integers(-10**6, 10**6).map(str),
+    st.integers(-(10**6), 10**6).map(str),
     st.tuples(st.sampled_from("+-"), st.integers(1, 6000)).map(lambda t: t[0] + "7" * t[1]),
     st.text(alphabet=st.characters(categories=["Nd", "No"]), min_size=1, max_size=12),
 )
 WORDS = st.one_of(
-    st.sampled_from(["start", "phase", "score", "totals", "place", "take", "give", "center", "->", ":", "-",
-                     "IÄÄ!", "Cthulhu!", "Fhtagn!", "Ph'nglui!", "Anna", "Ben", "Cleo", "I23E1I", "E", ",",
-                     '[Cults "Anna Ben"]', '[Target "', '"]', "#", "\ufeff", "\x00", "\r"]),
-    NUMBERS, st.text(max_size=8),
+    st.sampled_from(
+        [
+            "start",
+            "phase",
+            "score",
+            "totals",
+            "place",
+            "take",
+            "give",
+            "center",
+            "->",
+            ":",
+            "-",
+            "IÄÄ!",
+            "Cthulhu!",
+            "Fhtagn!",
+            "Ph'nglui!",
+            "Anna",
+            "Ben",
+            "Cleo",
+            "I23E1I",
+            "E",
+            ",",
+            '[Cults "Anna Ben"]',
+            '[Target "',
+            '"]',
+            "#",
+            "\ufeff",
+            "\x00",
+            "\r",
+        ]
+    ),
+    NUMBERS,
+    st.text(max_size=8),
 )
 
 
@@ -108,13 +141,44 @@ def game_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 COLUMNS = {
-    "games": ["id", "created", "tags", "meta", "finished", "genesis", "n_events", "last_hash", "seal", "oseal"],
-    "events": ["id", "game_id", "seq", "kind", "text", "ref", "note", "created", "prev_hash", "hash", "evidence",
-               "mac", "omac"],
+    "games": [
+        "id",
+        "created",
+        "tags",
+        "meta",
+        "finished",
+        "genesis",
+        "n_events",
+        "last_hash",
+        "seal",
+        "oseal",
+    ],
+    "events": [
+        "id",
+        "game_id",
+        "seq",
+        "kind",
+        "text",
+        "ref",
+        "note",
+        "created",
+        "prev_hash",
+        "hash",
+        "evidence",
+        "mac",
+        "omac",
+    ],
 }
-VALUES = st.one_of(st.none(), st.integers(-(2**63), 2**63 - 1), st.floats(allow_nan=False), st.text(max_size=30),
-                   st.binary(max_size=30), st.sampled_from(["{", "[]", '{"Cults": 1}', "null", "1e999", '"x"',
-                                                             '{"Cults": "A"}', "turn", "correct"]))
+VALUES = st.one_of(
+    st.none(),
+    st.integers(-(2**63), 2**63 - 1),
+    st.floats(allow_nan=False),
+    st.text(max_size=30),
+    st.binary(max_size=30),
+    st.sampled_from(
+        ["{", "[]", '{"Cults": 1}', "null", "1e999", '"x"', '{"Cults": "A"}', "turn", "correct"]
+    ),
+)
 
 
 def _reads_without_traceback(db: Path) -> None:
@@ -178,10 +242,20 @@ def test_flipped_bytes(game_db: Path, tmp_path: Path, data: st.DataObject) -> No
 # ------------------------------------------------------------------ images
 def _png(width: int, height: int, body: bytes) -> bytes:
     def chunk(kind: bytes, payload: bytes) -> bytes:
-        return struct.pack(">I", len(payload)) + kind + payload + struct.pack(">I", zlib.crc32(kind + payload))
+        return (
+            struct.pack(">I", len(payload))
+            + kind
+            + payload
+            + struct.pack(">I", zlib.crc32(kind + payload))
+        )
 
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(body)) + chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", ihdr)
+        + chunk(b"IDAT", zlib.compress(body))
+        + chunk(b"IEND", b"")
+    )
 
 
 _small = np.random.default_rng(1).integers(0, 255, (24, 32, 3), dtype=np.uint8)
@@ -210,7 +284,9 @@ def test_mutated_images(data: st.DataObject) -> None:
 
 
 @FUZZ
-@given(width=st.integers(0, 2**32 - 1), height=st.integers(0, 2**32 - 1), body=st.binary(max_size=200))
+@given(
+    width=st.integers(0, 2**32 - 1), height=st.integers(0, 2**32 - 1), body=st.binary(max_size=200)
+)
 def test_png_headers_of_any_size(width: int, height: int, body: bytes) -> None:
     _decodes_or_refuses(_png(width, height, body))
 
@@ -226,14 +302,29 @@ def test_jpeg_headers_of_any_size(width: int, height: int, tail: bytes) -> None:
 
 # -------------------------------------------------------------------- WAVs
 @FUZZ
-@given(rate=st.integers(0, 2**32 - 1), channels=st.integers(0, 65535), width=st.integers(0, 8),
-       fmt=st.sampled_from([1, 1, 1, 3, 0xFFFE, 0]), claim=st.one_of(st.none(), st.integers(0, 2**32 - 1)),
-       body=st.binary(max_size=2000))
-def test_wav_headers(tmp_path: Path, rate: int, channels: int, width: int, fmt: int, claim: int | None,
-                     body: bytes) -> None:
+@given(
+    rate=st.integers(0, 2**32 - 1),
+    channels=st.integers(0, 65535),
+    width=st.integers(0, 8),
+    fmt=st.sampled_from([1, 1, 1, 3, 0xFFFE, 0]),
+    claim=st.one_of(st.none(), st.integers(0, 2**32 - 1)),
+    body=st.binary(max_size=2000),
+)
+def test_wav_headers(
+    tmp_path: Path, rate: int, channels: int, width: int, fmt: int, claim: int | None, body: bytes
+) -> None:
     size = len(body) if claim is None else claim
     block = (channels * width) & 0xFFFF
-    head = struct.pack("<IHHIIHH", 16, fmt, channels, rate, (rate * block) & 0xFFFFFFFF, block, (8 * width) & 0xFFFF)
+    head = struct.pack(
+        "<IHHIIHH",
+        16,
+        fmt,
+        channels,
+        rate,
+        (rate * block) & 0xFFFFFFFF,
+        block,
+        (8 * width) & 0xFFFF,
+    )
     riff = b"WAVE" + b"fmt " + head + b"data" + struct.pack("<I", size) + body
     f = tmp_path / "a.wav"
     f.write_bytes(b"RIFF" + struct.pack("<I", 4 + len(riff)) + riff)

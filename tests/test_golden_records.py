@@ -17,7 +17,9 @@ NAMES = sorted(p.stem for p in HERE.glob("*.txt"))
 def test_golden_replay_json(name: str) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "companion", "replay", "--json", str(HERE / f"{name}.txt")],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     expected = json.loads((HERE / f"{name}.expected.json").read_text(encoding="utf-8"))
     assert json.loads(proc.stdout) == expected

@@ -42,6 +42,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("commands", frozenset({"companion.cli", "companion.__main__"})),
 )
 
+
 def modules(root: Path = PACKAGE) -> dict[str, Path]:
     """Every module of the package by dotted name (a package by its own name)."""
     out: dict[str, Path] = {}
@@ -66,9 +67,14 @@ def _targets(name: str, path: Path, known: dict[str, Path]) -> Iterator[str]:
                 target = node.module or ""
             for a in node.names:  # `from . import x` imports the module x when there is one
                 yield f"{target}.{a.name}" if f"{target}.{a.name}" in known else target
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-              and node.func.attr == "import_module" and node.args
-              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
             yield node.args[0].value
 
 
@@ -99,8 +105,12 @@ def layer_of(module: str) -> int:
 
 
 def upward(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
-    return {(a, b) for a, targets in graph.items() for b in targets
-            if unit(a) != unit(b) and layer_of(b) > layer_of(a)}
+    return {
+        (a, b)
+        for a, targets in graph.items()
+        for b in targets
+        if unit(a) != unit(b) and layer_of(b) > layer_of(a)
+    }
 
 
 def circles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
@@ -152,15 +162,21 @@ def test_every_unit_has_a_layer() -> None:
 
 def test_rules_import_nothing_of_the_companion() -> None:
     graph = import_graph()
-    outside = {(a, b) for a, targets in graph.items() if unit(a) == "companion.rules"
-               for b in targets if unit(b) != "companion.rules"}
+    outside = {
+        (a, b)
+        for a, targets in graph.items()
+        if unit(a) == "companion.rules"
+        for b in targets
+        if unit(b) != "companion.rules"
+    }
     assert not outside, f"rules/ is pure (DESIGN.md) but imports {sorted(outside)}"
 
 
 def test_no_import_runs_back_up() -> None:
     found = sorted(upward(import_graph()))
     assert not found, "imports running back up the layers:\n" + "\n".join(
-        f"  {a} ({LAYERS[layer_of(a)][0]}) imports {b} ({LAYERS[layer_of(b)][0]})" for a, b in found)
+        f"  {a} ({LAYERS[layer_of(a)][0]}) imports {b} ({LAYERS[layer_of(b)][0]})" for a, b in found
+    )
 
 
 def test_no_import_circles() -> None:
@@ -178,12 +194,17 @@ def test_the_walk_sees_every_kind_of_import(tmp_path: Path) -> None:
     (pkg / "store").mkdir()
     (pkg / "store" / "__init__.py").write_text("")
     (pkg / "store" / "base.py").write_text(
-        "import importlib\nfrom companion.rules.game import f\nimportlib.import_module('companion.cli')\n")
+        "import importlib\nfrom companion.rules.game import f\nimportlib.import_module('companion.cli')\n"
+    )
     (pkg / "cli.py").write_text("import companion.store.base\n")
     graph = import_graph(pkg)
     assert graph["companion.rules"] == {"companion.rules.game"}
     assert graph["companion.rules.game"] == {"companion.store.base"}
     assert graph["companion.store.base"] == {"companion.rules.game", "companion.cli"}
-    assert upward(graph) == {("companion.rules.game", "companion.store.base"),
-                             ("companion.store.base", "companion.cli")}
-    assert circles(graph) == [frozenset({"companion.rules.game", "companion.store.base", "companion.cli"})]
+    assert upward(graph) == {
+        ("companion.rules.game", "companion.store.base"),
+        ("companion.store.base", "companion.cli"),
+    }
+    assert circles(graph) == [
+        frozenset({"companion.rules.game", "companion.store.base", "companion.cli"})
+    ]

@@ -39,7 +39,9 @@ def test_non_die_crops_are_reproducible_varied_and_of_every_kind() -> None:
 
 def test_background_squares_touch_no_die() -> None:
     frame = render_frame(11, n_dice=6, size=(1280, 960), styles=TRAIN[:3])
-    squares = background_squares([d.corners for d in frame.dice], frame.image.shape, 5, np.random.default_rng(1))
+    squares = background_squares(
+        [d.corners for d in frame.dice], frame.image.shape, 5, np.random.default_rng(1)
+    )
     assert squares
     for q in squares:
         c = q.mean(axis=0)
@@ -68,7 +70,11 @@ class _Sure:
         out = []
         for c in crops:
             red = float(c[24:40, 24:40, 2].mean()) / 255.0
-            out.append(FaceReading("3", 0.99, "3") if red > 0.5 else FaceReading("?", 0.1, "I", not_die=True))
+            out.append(
+                FaceReading("3", 0.99, "3")
+                if red > 0.5
+                else FaceReading("?", 0.1, "I", not_die=True)
+            )
         return out
 
     def read(self, image: np.ndarray, corners: list[np.ndarray]) -> list[FaceReading]:
@@ -76,7 +82,10 @@ class _Sure:
 
 
 def test_reader_drops_what_the_model_calls_not_a_die() -> None:
-    dice = [DiePlacement("3", (200.0, 200.0), 80.0, 10.0), DiePlacement("3", (450.0, 300.0), 80.0, 50.0)]
+    dice = [
+        DiePlacement("3", (200.0, 200.0), 80.0, 10.0),
+        DiePlacement("3", (450.0, 300.0), 80.0, 50.0),
+    ]
     image = render_placed(3, dice, style=STYLE, size=(800, 600), surface_kind="felt").image
     reader = Reader(_Sure())
     found = reader.finder(image)

@@ -87,7 +87,9 @@ def test_style_splits_are_disjoint_and_named_uniquely() -> None:
         pip_style("nonesuch")
 
 
-def _one_die(value: int, tilt: float, seed: int = 0) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.float64]]:
+def _one_die(
+    value: int, tilt: float, seed: int = 0
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.float64]]:
     """A white die drawn at the image's centre on a plain light table; its top corners."""
     w = h = 240
     cam = Camera(w, h, distance=2.0 * w, tilt_deg=tilt, tilt_dir=0.3)
@@ -213,8 +215,9 @@ def test_reads_do_not_depend_on_quarter_turns(pips: PipClassifier) -> None:
     assert np.allclose(p0.sum(axis=1), 1.0, atol=1e-5)
 
 
-def test_cli_reads_pip_dice_as_vision_md_says(tmp_path: Path, pips: PipClassifier,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_reads_pip_dice_as_vision_md_says(
+    tmp_path: Path, pips: PipClassifier, capsys: pytest.CaptureFixture[str]
+) -> None:
     frame = render_pip_frame(92_000, n_dice=5, styles=PIP_HELD_OUT, tilt_deg=20.0)
     good = tmp_path / "pips.png"
     cv2.imwrite(str(good), frame.image)
@@ -222,7 +225,9 @@ def test_cli_reads_pip_dice_as_vision_md_says(tmp_path: Path, pips: PipClassifie
     cv2.imwrite(str(empty), np.full((480, 640, 3), 180, np.uint8))
     junk = tmp_path / "junk.jpg"
     junk.write_bytes(b"no image")
-    args = _parser().parse_args(["read", str(good), str(junk), str(empty), "--dice", "d6", "--json"])
+    args = _parser().parse_args(
+        ["read", str(good), str(junk), str(empty), "--dice", "d6", "--json"]
+    )
     assert args.func(args) == 1
     lines = [json.loads(line) for line in capsys.readouterr().out.strip().splitlines()]
     assert [x["image"] for x in lines] == [str(good), str(junk), str(empty)]
@@ -231,32 +236,42 @@ def test_cli_reads_pip_dice_as_vision_md_says(tmp_path: Path, pips: PipClassifie
     dice = lines[0]["dice"]
     assert dice and all(d["face"] in (*PIP_FACES, "?") and 0 <= d["confidence"] <= 1 for d in dice)
     for d in dice:  # every die read is one of the frame's, and none is given a wrong value
-        truth = min(frame.dice, key=lambda t: math.hypot(t.center[0] - d["x"], t.center[1] - d["y"]))
+        truth = min(
+            frame.dice, key=lambda t: math.hypot(t.center[0] - d["x"], t.center[1] - d["y"])
+        )
         assert math.hypot(truth.center[0] - d["x"], truth.center[1] - d["y"]) < 0.5 * truth.edge
         assert d["face"] in (str(truth.value), "?")
 
 
-def test_cli_text_output_counts_pip_values(tmp_path: Path, pips: PipClassifier,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_text_output_counts_pip_values(
+    tmp_path: Path, pips: PipClassifier, capsys: pytest.CaptureFixture[str]
+) -> None:
     frame = render_pip_frame(92_001, n_dice=3, styles=PIP_HELD_OUT, tilt_deg=10.0)
     good = tmp_path / "pips.png"
     cv2.imwrite(str(good), frame.image)
     args = _parser().parse_args(["read", str(good), "--dice", "d6"])
     assert args.func(args) == 0
     first = capsys.readouterr().out.splitlines()[0]
-    counted = sum(int(part.split("x")[0]) for part in first.split("dice: ")[1].split(" (")[0].split(", "))
+    counted = sum(
+        int(part.split("x")[0]) for part in first.split("dice: ")[1].split(" (")[0].split(", ")
+    )
     assert counted == int(first.split(": ")[1].split(" dice")[0])
 
 
-def test_cli_refuses_a_profile_with_pip_dice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    args = _parser().parse_args(["read", str(tmp_path / "x.png"), "--dice", "d6", "--profile", str(tmp_path)])
+def test_cli_refuses_a_profile_with_pip_dice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = _parser().parse_args(
+        ["read", str(tmp_path / "x.png"), "--dice", "d6", "--profile", str(tmp_path)]
+    )
     assert args.func(args) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "profile" in err
 
 
-def test_cli_missing_pip_model_is_one_sentence_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_missing_pip_model_is_one_sentence_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("COMPANION_PIP_MODEL", str(tmp_path / "none.onnx"))
     args = _parser().parse_args(["read", str(tmp_path / "x.png"), "--dice", "d6"])
     assert args.func(args) == 2

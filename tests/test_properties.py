@@ -72,8 +72,12 @@ options_st = st.builds(
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(options=options_st, seed=st.integers(0, 2**32 - 1), strat=st.sampled_from(sorted(STRATEGIES)))
-def test_no_die_lost_and_replay_reproduces_every_state(options: Options, seed: int, strat: str) -> None:
+@given(
+    options=options_st, seed=st.integers(0, 2**32 - 1), strat=st.sampled_from(sorted(STRATEGIES))
+)
+def test_no_die_lost_and_replay_reproduces_every_state(
+    options: Options, seed: int, strat: str
+) -> None:
     sim = new_game(options)
     states: list[tuple[Any, ...]] = []
     for _ev in iter_game(sim, seed, {c: STRATEGIES[strat] for c in options.cults}):
@@ -131,7 +135,11 @@ def _random_action(rng: random.Random, g: Game, roll: tuple[str, ...]) -> CallAc
     place = "".join(rng.sample(roll, rng.randint(0, min(3, len(roll))))) if roll else ""
     sources = ["center", *g.cults]
     take = [rng.choice(sources) for _ in range(rng.choice([0, 0, 1, 2]))]
-    text = " ".join(words) + (f" place {place}" if place else "") + (f" take {', '.join(take)}" if take else "")
+    text = (
+        " ".join(words)
+        + (f" place {place}" if place else "")
+        + (f" take {', '.join(take)}" if take else "")
+    )
     a = act(text)
     assert isinstance(a, CallAction)
     return a
@@ -159,13 +167,20 @@ def test_simulated_games_thousands() -> None:
 
 
 def _run_many(games_per_combo: int) -> None:
-    combos = itertools.product(range(2, 7), ["sum", "count"], ["return", "keep"], sorted(STRATEGIES))
+    combos = itertools.product(
+        range(2, 7), ["sum", "count"], ["return", "keep"], sorted(STRATEGIES)
+    )
     played = 0
     for n, rule, doublers, strat in combos:
-        opts = Options.make([f"c{i}" for i in range(n)], start_rule=rule, doublers=doublers, target=60)
+        opts = Options.make(
+            [f"c{i}" for i in range(n)], start_rule=rule, doublers=doublers, target=60
+        )
         for k in range(games_per_combo):
-            sim = play_game(opts, zlib.crc32(repr((n, rule, doublers, strat, k)).encode()),
-                            {c: STRATEGIES[strat] for c in opts.cults})
+            sim = play_game(
+                opts,
+                zlib.crc32(repr((n, rule, doublers, strat, k)).encode()),
+                {c: STRATEGIES[strat] for c in opts.cults},
+            )
             assert sim.game is not None
             assert sim.game.finished or sim.cut
             check_dice(sim.game)
@@ -173,7 +188,9 @@ def _run_many(games_per_combo: int) -> None:
             r = replay_text(sim.record)
             assert r.ok, (r.error, sim.record)
             assert r.game is not None and r.game.totals == sim.game.totals
-            assert sum(isinstance(e, Turn) for _, e in r.events) == sum(isinstance(e, Turn) for e in sim.events)
+            assert sum(isinstance(e, Turn) for _, e in r.events) == sum(
+                isinstance(e, Turn) for e in sim.events
+            )
             played += 1
     assert played == 5 * 2 * 2 * len(STRATEGIES) * games_per_combo
 

@@ -18,8 +18,10 @@ from companion.vision.detect_net import default_detector_path, find_dice_net
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(not (default_model_path().is_file() and default_detector_path().is_file()),
-                       reason="shipped models not built"),
+    pytest.mark.skipif(
+        not (default_model_path().is_file() and default_detector_path().is_file()),
+        reason="shipped models not built",
+    ),
 ]
 
 
@@ -33,9 +35,18 @@ def test_held_out_frames_after_enrolment_meet_the_targets() -> None:
         clf.profile = enrol.profile([d.style for d in f.dice]) if f.dice else None
         found = find_dice_net(f.image)
         reads = clf.read(f.image, [d.corners for d in found]) if found else []
-        got = [(d.center[0], d.center[1], r.face if d.clean else "?") for d, r in zip(found, reads, strict=True)]
-        tally_frame(tally, got, [d.corners for d in f.dice], [d.face for d in f.dice],
-                    [d.corners for d in found], [outside_frame(d.corners, w, h) for d in f.dice])
+        got = [
+            (d.center[0], d.center[1], r.face if d.clean else "?")
+            for d, r in zip(found, reads, strict=True)
+        ]
+        tally_frame(
+            tally,
+            got,
+            [d.corners for d in f.dice],
+            [d.face for d in f.dice],
+            [d.corners for d in found],
+            [outside_frame(d.corners, w, h) for d in f.dice],
+        )
     print(tally.summary())
     assert tally.true_dice > 400
     assert tally.recall >= 0.995 and tally.precision >= 0.995, tally.summary()

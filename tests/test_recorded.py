@@ -17,11 +17,18 @@ from companion.rules.verdicts import RuleError
 
 
 def test_tags_carry_the_options_both_ways() -> None:
-    opts = Options.make(["A", "B", "C", "D"], target=40, start_rule="count", doublers="keep",
-                        illegal_call="forfeit")
+    opts = Options.make(
+        ["A", "B", "C", "D"], target=40, start_rule="count", doublers="keep", illegal_call="forfeit"
+    )
     tags = tags_for(opts, {"Event": "Cup", "Target": "999"})
-    assert tags == {"Cults": "A B C D", "Target": "40", "StartRule": "count", "Doublers": "keep",
-                    "IllegalCall": "forfeit", "Event": "Cup"}  # a free tag never overrides an option
+    assert tags == {
+        "Cults": "A B C D",
+        "Target": "40",
+        "StartRule": "count",
+        "Doublers": "keep",
+        "IllegalCall": "forfeit",
+        "Event": "Cup",
+    }  # a free tag never overrides an option
     assert options_from_tags(tags) == opts
     plain = Options.make(["A", "B"])
     assert tags_for(plain) == {"Cults": "A B", "Target": "150"}  # the rulebook's options go unsaid
@@ -29,12 +36,15 @@ def test_tags_carry_the_options_both_ways() -> None:
     assert options_from_tags({"Cults": "A B", "Sets": "1"}).start_rule is StartRule.SUM
 
 
-@pytest.mark.parametrize(("tags", "rule"), [
-    ({"Cults": "A"}, "C1"),
-    ({"Cults": "A B", "Sets": "2"}, "C1"),
-    ({"Cults": "A B", "Target": "many"}, "N"),
-    ({"Cults": "A B", "Doublers": "never"}, "N"),
-])
+@pytest.mark.parametrize(
+    ("tags", "rule"),
+    [
+        ({"Cults": "A"}, "C1"),
+        ({"Cults": "A B", "Sets": "2"}, "C1"),
+        ({"Cults": "A B", "Target": "many"}, "N"),
+        ({"Cults": "A B", "Doublers": "never"}, "N"),
+    ],
+)
 def test_tags_that_are_no_options_name_the_rule(tags: dict[str, str], rule: str) -> None:
     with pytest.raises(OptionsError) as exc:
         options_from_tags(tags)
@@ -63,8 +73,9 @@ def test_enter_writes_the_lines_a_turn_implies_as_replay_reads_them() -> None:
     # the same lines as the simulator wrote, through the same applier
     assert [line.event for line in rec.lines] == sim.events
     assert rec.text(sim.tags, comments=False) == sim.record
-    assert rec.text(sim.tags).endswith(f"# winners: {' '.join(rec.game.winners)}; losers: "
-                                       f"{' '.join(rec.game.losers) or 'none'}\n")
+    assert rec.text(sim.tags).endswith(
+        f"# winners: {' '.join(rec.game.winners)}; losers: {' '.join(rec.game.losers) or 'none'}\n"
+    )
     assert sum(r is not None for r in results) == len(rec.game.results)
     assert replay_text(sim.record).ok
 
@@ -108,7 +119,10 @@ def test_an_illegal_call_is_a_comment_and_forfeit_owes_a_die() -> None:
     rec.enter(Turn("A", bad.roll, GiveUp("3")), forfeit=True)
     assert rec.pending_forfeit is None and rec.game.pools["A"] == 5
     assert rec.lines[-1].comment == FORFEIT_COMMENT
-    assert [line.event for line in rec.lines[1:]] == [PhaseLine(1, "A"), Turn("A", bad.roll, GiveUp("3"))]
+    assert [line.event for line in rec.lines[1:]] == [
+        PhaseLine(1, "A"),
+        Turn("A", bad.roll, GiveUp("3")),
+    ]
     text = rec.text({"Cults": "A B", "IllegalCall": "forfeit"})
     assert "# A: 123EEE -> IÄÄ! place I   # illegal call, not played: D1: IÄÄ! needs an I" in text
     assert f"A: 123EEE -> give 3   # {FORFEIT_COMMENT}" in text
@@ -117,7 +131,9 @@ def test_an_illegal_call_is_a_comment_and_forfeit_owes_a_die() -> None:
 
 def test_a_forfeit_under_recall_is_refused() -> None:
     rec = RecordedGame(Options.make(["A", "B"]))
-    assert rec.options.illegal_call is IllegalCall.RECALL and rec.options.doublers is Doublers.RETURN
+    assert (
+        rec.options.illegal_call is IllegalCall.RECALL and rec.options.doublers is Doublers.RETURN
+    )
     with pytest.raises(RuleError) as exc:
         rec.check(Turn("A", tuple("123EEE"), GiveUp("3")), forfeit=True)
     assert exc.value.rule == "V2"

@@ -45,7 +45,9 @@ def test_good_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
         ('[Cults "Anna Ben"]\nAnna: I11111 -> IÄÄ! place I\n[Target "5"]\n', 3, "N"),
     ],
 )
-def test_bad_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, line: int, rule: str) -> None:
+def test_bad_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, line: int, rule: str
+) -> None:
     code, out, err = run(capsys, "--json", write(tmp_path, text))
     assert code == 1
     got = json.loads(out)

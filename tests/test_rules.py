@@ -99,17 +99,23 @@ def test_S3_illegal_target() -> None:
 
 
 def test_S4_legal_layouts_empty_each_phase() -> None:
-    r = replay_text(HEAD2 + "A: 111111 -> give 1\n" + "B: 3I2EEI -> IÄÄ! Cthulhu! Fhtagn! place I23E\n"
-                    + "A: 22222 -> give 2\nA: 2222 -> give 2\nA: 222 -> give 2\nA: 22 -> give 2\nA: 2 -> give 2\n")
+    r = replay_text(
+        HEAD2
+        + "A: 111111 -> give 1\n"
+        + "B: 3I2EEI -> IÄÄ! Cthulhu! Fhtagn! place I23E\n"
+        + "A: 22222 -> give 2\nA: 2222 -> give 2\nA: 222 -> give 2\nA: 22 -> give 2\nA: 2 -> give 2\n"
+    )
     assert r.ok and r.game is not None
     assert r.game.phase == 2 and all(not lay for lay in r.game.layouts.values())
 
 
 def test_S4_illegal_layout_does_not_carry_over() -> None:
     # B completed in phase 1 with an I, but phase 2 starts with an empty layout: Cthulhu! alone is D2
-    body = ("A: 111111 -> give 1\nB: 3I2EEI -> IÄÄ! Cthulhu! Fhtagn! place I23E\n"
-            "A: 22222 -> give 2\nA: 2222 -> give 2\nA: 222 -> give 2\nA: 22 -> give 2\nA: 2 -> give 2\n"
-            "B: 33EEE3 -> Cthulhu! place 3\n")
+    body = (
+        "A: 111111 -> give 1\nB: 3I2EEI -> IÄÄ! Cthulhu! Fhtagn! place I23E\n"
+        "A: 22222 -> give 2\nA: 2222 -> give 2\nA: 222 -> give 2\nA: 22 -> give 2\nA: 2 -> give 2\n"
+        "B: 33EEE3 -> Cthulhu! place 3\n"
+    )
     assert rec(body)[1] == "D2"
 
 
@@ -145,17 +151,21 @@ def test_ST2_illegal() -> None:
 
 
 def test_ST3_legal_stone_passes_left() -> None:
-    body = ("A: 111111 -> give 1\nB: 3I2EEI -> IÄÄ! Cthulhu! Fhtagn! place I23E\n"
-            "A: 22222 -> give 2\nA: 2222 -> give 2\nA: 222 -> give 2\nA: 22 -> give 2\nA: 2 -> give 2\n"
-            "phase 2 start B\n")
+    body = (
+        "A: 111111 -> give 1\nB: 3I2EEI -> IÄÄ! Cthulhu! Fhtagn! place I23E\n"
+        "A: 22222 -> give 2\nA: 2222 -> give 2\nA: 222 -> give 2\nA: 22 -> give 2\nA: 2 -> give 2\n"
+        "phase 2 start B\n"
+    )
     r = replay_text(HEAD2 + body)
     assert r.ok and r.game is not None and r.game.start_cult == "B" and r.game.to_move == "B"
 
 
 def test_ST3_illegal() -> None:
-    body = ("A: 111111 -> give 1\nB: 3I2EEI -> IÄÄ! Cthulhu! Fhtagn! place I23E\n"
-            "A: 22222 -> give 2\nA: 2222 -> give 2\nA: 222 -> give 2\nA: 22 -> give 2\nA: 2 -> give 2\n"
-            "phase 2 start A\n")
+    body = (
+        "A: 111111 -> give 1\nB: 3I2EEI -> IÄÄ! Cthulhu! Fhtagn! place I23E\n"
+        "A: 22222 -> give 2\nA: 2222 -> give 2\nA: 222 -> give 2\nA: 22 -> give 2\nA: 2 -> give 2\n"
+        "phase 2 start A\n"
+    )
     assert rec(body)[1] == "ST3"
 
 
@@ -263,9 +273,14 @@ def test_D5_legal() -> None:
 
 def test_D5_illegal() -> None:
     assert fault(game(), "A", "I22222", "IÄÄ! Ph'nglui! place I take center") == "D5"
-    assert fault(game(center=0, pools={"B": 0}), "A", "IE2222", "IÄÄ! Ph'nglui! place I take center") == "D5"
+    assert (
+        fault(game(center=0, pools={"B": 0}), "A", "IE2222", "IÄÄ! Ph'nglui! place I take center")
+        == "D5"
+    )
     assert fault(game(), "A", "IE2222", "IÄÄ! place I take center") == "D5"
-    assert fault(game(center=2), "A", "IE2222", "IÄÄ! Ph'nglui! place I take center, center") == "D5"
+    assert (
+        fault(game(center=2), "A", "IE2222", "IÄÄ! Ph'nglui! place I take center, center") == "D5"
+    )
 
 
 def test_D6_legal_all_fhtagn_holds_both() -> None:
@@ -278,7 +293,9 @@ def test_D6_illegal() -> None:
 
 def test_D7_legal() -> None:
     g = game(center=0, pools={"B": 1})
-    assert fault(g, "A", "EEEEEE", "Ph'nglui! Fhtagn! take B") is None  # fewer than two: all there are
+    assert (
+        fault(g, "A", "EEEEEE", "Ph'nglui! Fhtagn! take B") is None
+    )  # fewer than two: all there are
     g2 = game(center=0, pools={"A": 1, "B": 0})
     assert fault(g2, "A", "E", "Ph'nglui! Fhtagn!") is None  # none at all
 
@@ -304,6 +321,7 @@ def test_O1_illegal() -> None:
 
 def test_O2_legal_table_k() -> None:
     from companion.rules.calls import TABLE_K
+
     assert len(TABLE_K) == 11
 
 
@@ -374,7 +392,10 @@ def test_F1_legal_take_from_open_pool() -> None:
 
 def test_F1_illegal() -> None:
     assert fault(game(center=0, pools={"B": 0}), "A", "EEEEEE", "Ph'nglui! Fhtagn! take B") == "D7"
-    assert fault(game(3, center=0, pools={"B": 0}), "A", "IE2222", "IÄÄ! Ph'nglui! place I take B") == "F1"
+    assert (
+        fault(game(3, center=0, pools={"B": 0}), "A", "IE2222", "IÄÄ! Ph'nglui! place I take B")
+        == "F1"
+    )
     assert fault(game(center=0), "A", "IE2222", "IÄÄ! Ph'nglui! place I take A") == "F1"
     assert fault(game(3, center=0), "A", "IE2222", "IÄÄ! Ph'nglui! place I take center") == "F1"
 
@@ -493,9 +514,15 @@ def test_SC1_legal_value() -> None:
 
 
 def test_SC1_illegal_wrong_score_line() -> None:
-    assert rec("A: 111111 -> give 1\nB: 111111 -> give 1\n" + "A: 11111 -> give 1\nB: 11111 -> give 1\n" * 1
-               + "".join(f"A: {'1' * k} -> give 1\nB: {'1' * k} -> give 1\n" for k in range(4, 0, -1))
-               + "score A +1\n")[1] == "SC1"
+    assert (
+        rec(
+            "A: 111111 -> give 1\nB: 111111 -> give 1\n"
+            + "A: 11111 -> give 1\nB: 11111 -> give 1\n" * 1
+            + "".join(f"A: {'1' * k} -> give 1\nB: {'1' * k} -> give 1\n" for k in range(4, 0, -1))
+            + "score A +1\n"
+        )[1]
+        == "SC1"
+    )
 
 
 def test_SC2_legal_doubled() -> None:
@@ -514,8 +541,11 @@ def test_SC2_illegal_not_doubled_without_stone() -> None:
 def test_SC3_legal_complete_adds_and_empty_zero() -> None:
     g = _two_phase_game("return")
     assert g.totals == {"A": 4, "B": 0}
-    assert rec("A: IE2222 -> IÄÄ! Cthulhu! Fhtagn! place I2E\n"
-               + "".join(f"B: {'1' * k} -> give 1\n" for k in range(6, 0, -1)) + "totals A +4 B +0\n")[0]
+    assert rec(
+        "A: IE2222 -> IÄÄ! Cthulhu! Fhtagn! place I2E\n"
+        + "".join(f"B: {'1' * k} -> give 1\n" for k in range(6, 0, -1))
+        + "totals A +4 B +0\n"
+    )[0]
 
 
 def test_SC3_illegal_wrong_totals() -> None:
@@ -617,4 +647,8 @@ def test_V2_illegal_forfeit_under_recall() -> None:
 def test_parse_call_spellings() -> None:
     for text in ("IÄÄ! Cthulhu!", "iaa cthulhu", "IA - Cthulhu!", "iä CTHULHU!"):
         assert parse_call(text) == parse_call("IÄÄ! Cthulhu!")
-    assert parse_call("Phnglui Fhtagn") == parse_call("Ph´nglui! fhtagn!") == parse_call("Ph’nglui Fhtagn!")
+    assert (
+        parse_call("Phnglui Fhtagn")
+        == parse_call("Ph´nglui! fhtagn!")
+        == parse_call("Ph’nglui Fhtagn!")
+    )

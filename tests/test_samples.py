@@ -18,9 +18,13 @@ def test_samples_are_small_jpegs() -> None:
         assert data[:3] == b"\xff\xd8\xff" and len(data) < 200_000
 
 
-def test_calibrate_on_the_empty_mat_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_calibrate_on_the_empty_mat_sample(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "cal.json"
-    code = main(["calibrate", "--frame", str(SAMPLES / "empty-mat.jpg"), "--cults", "3", "--out", str(out)])
+    code = main(
+        ["calibrate", "--frame", str(SAMPLES / "empty-mat.jpg"), "--cults", "3", "--out", str(out)]
+    )
     assert code == 0, capsys.readouterr()
     assert json.loads(out.read_text())["image_size"] == [1280, 960]
 

@@ -8,7 +8,14 @@ from companion.evaluation.scoring import Tally, outside_frame, tally_frame
 
 
 def _sq(x: float, y: float, e: float = 40.0) -> np.ndarray:
-    return np.array([[x - e / 2, y - e / 2], [x + e / 2, y - e / 2], [x + e / 2, y + e / 2], [x - e / 2, y + e / 2]])
+    return np.array(
+        [
+            [x - e / 2, y - e / 2],
+            [x + e / 2, y - e / 2],
+            [x + e / 2, y + e / 2],
+            [x - e / 2, y + e / 2],
+        ]
+    )
 
 
 def test_outside_frame() -> None:
@@ -23,7 +30,12 @@ def test_a_half_hidden_die_read_unknown_is_right_and_a_wrong_motif_never_is() ->
     hidden = [False, True, False]
     t = Tally()
     tally_frame(t, [(100, 100, "I"), (12, 200, "?"), (300, 300, "E")], regions, faces, None, hidden)
-    assert t.faces_right == 1.0 and t.hidden_unsure == 1 and t.frames_right == 1.0 and t.silent_errors == 0
+    assert (
+        t.faces_right == 1.0
+        and t.hidden_unsure == 1
+        and t.frames_right == 1.0
+        and t.silent_errors == 0
+    )
     t = Tally()
     tally_frame(t, [(100, 100, "I"), (12, 200, "3"), (300, 300, "E")], regions, faces, None, hidden)
     assert t.face_wrong == 1 and t.frames_right == 0.0 and t.silent_errors == 1 / 3

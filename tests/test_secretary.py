@@ -29,8 +29,9 @@ def test_record_is_the_simulators(tmp_path: Path) -> None:
     feed(sec, sim)
     assert sec.finished
     assert sec.record_text(comments=False) == sim.record
-    assert sec.record_text().endswith(f"# winners: {' '.join(sec.game.winners)}; losers: "
-                                      f"{' '.join(sec.game.losers) or 'none'}\n")
+    assert sec.record_text().endswith(
+        f"# winners: {' '.join(sec.game.winners)}; losers: {' '.join(sec.game.losers) or 'none'}\n"
+    )
     assert replay_text(sec.record_text()).ok
     assert sec.store.game(sec.game_id or 0).finished
 
@@ -151,8 +152,13 @@ def test_correction_is_an_event_and_the_record_follows_it(tmp_path: Path) -> Non
     assert inputs[-1].event == turn
     # an illegal replacement is refused and nothing is stored
     n = len(again.events)
-    bad = again.correct_last_turn(turn.roll, CallAction(turn.action.call, (), ()) if isinstance(
-        turn.action, CallAction) else turn.action, "wrong")
+    bad = again.correct_last_turn(
+        turn.roll,
+        CallAction(turn.action.call, (), ())
+        if isinstance(turn.action, CallAction)
+        else turn.action,
+        "wrong",
+    )
     assert not bad.accepted and len(again.events) == n
     # a misread die: the roll was different, and so was the call
     roll = tuple("E" * len(turn.roll))
@@ -186,7 +192,10 @@ def test_evidence_is_kept_with_the_roll(tmp_path: Path) -> None:
     sim = sim_game(2)
     sec = new_secretary(tmp_path, sim)
     turn = _first_turn_with_placing_call(sec, sim)
-    ev = Evidence(b"\xff\xd8frame\xff\xd9", {"faces": "".join(turn.roll), "confidence": [0.9] * len(turn.roll)})
+    ev = Evidence(
+        b"\xff\xd8frame\xff\xd9",
+        {"faces": "".join(turn.roll), "confidence": [0.9] * len(turn.roll)},
+    )
     res = sec.submit_turn(turn.cult, turn.roll, turn.action, evidence=ev)
     assert sec.store.evidence(sec.game_id or 0, res.seq or 0) == ev
 

@@ -14,7 +14,9 @@ STYLE = next(s for s in TRAIN if s.body.name == "red")
 
 def _noisy(frame: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Sensor noise on a repeated frame, so 'still' is never pixel-identical."""
-    return np.clip(frame.astype(np.int16) + rng.normal(0, 3, frame.shape).astype(np.int16), 0, 255).astype(np.uint8)
+    return np.clip(
+        frame.astype(np.int16) + rng.normal(0, 3, frame.shape).astype(np.int16), 0, 255
+    ).astype(np.uint8)
 
 
 def _hand(frame: np.ndarray, reach: float) -> np.ndarray:
@@ -34,12 +36,18 @@ def _sequence() -> tuple[list[np.ndarray], int]:
     rng = np.random.default_rng(0)
     moving = []
     for i in range(5):
-        dice = [DiePlacement("I", (200.0 + 40 * i, 200.0 + 15 * i), 70.0, 20.0 * i),
-                DiePlacement("3", (420.0 - 30 * i, 300.0), 70.0, 35.0 * i)]
-        moving.append(render_placed(10, dice, style=STYLE, size=(640, 480), surface_kind="felt").image)
+        dice = [
+            DiePlacement("I", (200.0 + 40 * i, 200.0 + 15 * i), 70.0, 20.0 * i),
+            DiePlacement("3", (420.0 - 30 * i, 300.0), 70.0, 35.0 * i),
+        ]
+        moving.append(
+            render_placed(10, dice, style=STYLE, size=(640, 480), surface_kind="felt").image
+        )
     rest = moving[-1]
     frames = [preview_of(f) for f in moving]
-    frames += [preview_of(_hand(rest, r)) for r in (0.3, 0.5, 0.5, 0.5, 0.3)]  # hand held still a moment
+    frames += [
+        preview_of(_hand(rest, r)) for r in (0.3, 0.5, 0.5, 0.5, 0.3)
+    ]  # hand held still a moment
     stop = len(frames)
     frames += [preview_of(_noisy(rest, rng)) for _ in range(12)]
     return frames, stop
@@ -109,6 +117,9 @@ class _Replay:
 def test_wait_for_roll_returns_the_settled_frame() -> None:
     frames, stop = _sequence()
     clock = iter(np.arange(0, 10, 1 / FPS))
-    frame, ev = wait_for_roll(_Replay(frames), SettleDetector(SettleSettings(still_s=0.3)),
-                              clock=lambda: float(next(clock)))
+    frame, ev = wait_for_roll(
+        _Replay(frames),
+        SettleDetector(SettleSettings(still_s=0.3)),
+        clock=lambda: float(next(clock)),
+    )
     assert frame.ndim == 3 and ev.delay_s < 0.3 + 1.5 / FPS

@@ -41,7 +41,9 @@ def test_without_the_phantoms_the_dice_are_clean_again() -> None:
 
 def test_a_die_still_unlike_the_others_stays_doubtful() -> None:
     odd = _cand(900, 800, 100, 0.9)
-    again = weigh_sizes_again(select([*DICE, _cand(800, 600, 45, 0.9), odd], 1280, 960, NetSettings()))
+    again = weigh_sizes_again(
+        select([*DICE, _cand(800, 600, 45, 0.9), odd], 1280, 960, NetSettings())
+    )
     (big,) = [d for d in again if d.edge == 100]
     assert not big.clean and "size unlike" in big.reason
     assert all(d.clean for d in again if d.edge == 45)
@@ -60,10 +62,14 @@ class _Classifier:
         self.phantom_x = phantom_x
         self.xs: list[float] = []
 
-    def read(self, image_bgr: npt.NDArray[np.uint8], corners: list[npt.NDArray[np.float32]]) -> list[Any]:
+    def read(
+        self, image_bgr: npt.NDArray[np.uint8], corners: list[npt.NDArray[np.float32]]
+    ) -> list[Any]:
         xs = [float(c[:, 0].mean()) for c in corners]
-        return [FaceReading("?" if x in self.phantom_x else "I", 0.99, "I", not_die=x in self.phantom_x)
-                for x in xs]
+        return [
+            FaceReading("?" if x in self.phantom_x else "I", 0.99, "I", not_die=x in self.phantom_x)
+            for x in xs
+        ]
 
     def classify(self, crops: npt.NDArray[np.uint8]) -> list[Any]:
         raise AssertionError("not used")

@@ -95,8 +95,9 @@ class FakePicamera2:
         self.lost = False
         FakePicamera2.instances.append(self)
 
-    def create_still_configuration(self, main: dict[str, Any], lores: dict[str, Any],
-                                   buffer_count: int = 1) -> dict[str, Any]:
+    def create_still_configuration(
+        self, main: dict[str, Any], lores: dict[str, Any], buffer_count: int = 1
+    ) -> dict[str, Any]:
         return {"main": main, "lores": lores, "buffer_count": buffer_count}
 
     def configure(self, config: dict[str, Any]) -> None:
@@ -138,8 +139,13 @@ def test_pi_camera_streams_and_fixed_exposure(fake_picamera2: type[FakePicamera2
         assert cam.started and slept == [1.5]
         assert cam.config["main"] == {"size": (64, 48), "format": "RGB888"}
         assert cam.config["lores"]["format"] == "YUV420"
-        assert cam.controls == {"AeEnable": False, "AwbEnable": False, "ExposureTime": 12000,
-                                "AnalogueGain": 2.5, "ColourGains": (1.8, 1.4)}
+        assert cam.controls == {
+            "AeEnable": False,
+            "AwbEnable": False,
+            "ExposureTime": 12000,
+            "AnalogueGain": 2.5,
+            "ColourGains": (1.8, 1.4),
+        }
         frame = src.read()
         assert frame.shape == (48, 64, 3) and tuple(frame[0, 0]) == (10, 20, 30)
         preview = src.read_preview()
@@ -148,7 +154,9 @@ def test_pi_camera_streams_and_fixed_exposure(fake_picamera2: type[FakePicamera2
     assert cam.closed
 
 
-def test_pi_camera_missing_or_lost(fake_picamera2: type[FakePicamera2], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pi_camera_missing_or_lost(
+    fake_picamera2: type[FakePicamera2], monkeypatch: pytest.MonkeyPatch
+) -> None:
     fake_picamera2.fail_open = True
     with pytest.raises(CameraUnavailable, match="ribbon cable"):
         PiCameraSource(sleep=lambda s: None).open()
@@ -170,8 +178,13 @@ def test_reconnecting_retries_a_lost_camera(fake_picamera2: type[FakePicamera2])
     waits: list[float] = []
     # PiCameraSource.__exit__ names its parameters' types where FrameSource takes *object:
     # a mismatch of vision/sources.py for its owner; the test keeps to what it tests
-    robust = Reconnecting(src, attempts=3, delay_s=0.5, sleep=waits.append,  # type: ignore[arg-type]
-                          on_retry=lambda exc, n: retries.append(n))
+    robust = Reconnecting(
+        src,
+        attempts=3,
+        delay_s=0.5,
+        sleep=waits.append,  # type: ignore[arg-type]
+        on_retry=lambda exc, n: retries.append(n),
+    )
     with robust:
         fake_picamera2.instances[-1].lost = True
         frame = robust.read()  # the reopened camera works again
@@ -243,9 +256,13 @@ def test_simulated_table_draws_the_asked_dice() -> None:
         z = zone_at(table.calibration, x, y)
         assert z is not None and z.name == zone
     found = find_dice(frame)
-    pairs = match_points([d.center for d in found],
-                         [np.array([[x - 15, y - 15], [x + 15, y - 15], [x + 15, y + 15], [x - 15, y + 15]])
-                          for _, x, y, _ in truth])
+    pairs = match_points(
+        [d.center for d in found],
+        [
+            np.array([[x - 15, y - 15], [x + 15, y - 15], [x + 15, y + 15], [x - 15, y + 15]])
+            for _, x, y, _ in truth
+        ],
+    )
     assert len(pairs) == len(truth) and len(found) == len(truth)
     with pytest.raises(ValueError, match="no zone named"):
         SimulatedTable(lambda: {"cult 9": ["I"]}, style=style).__enter__().read()
@@ -268,4 +285,8 @@ def test_simulated_table_read_back_into_zones() -> None:
     contents = {"cult 2": ["I", "I", "I"], "center": ["I"], "rolling area": ["I", "I"]}
     with SimulatedTable(lambda: contents, seed=9, style=style) as table:
         placed = observe(Reader(ByZone()), table.read(), table.calibration)
-    assert {k: len(v) for k, v in faces_by_zone(placed).items()} == {"cult 2": 3, "center": 1, "rolling area": 2}
+    assert {k: len(v) for k, v in faces_by_zone(placed).items()} == {
+        "cult 2": 3,
+        "center": 1,
+        "rolling area": 2,
+    }

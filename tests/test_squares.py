@@ -83,7 +83,9 @@ def test_square_surface_has_straight_lines_of_a_die_size() -> None:
 def test_markers_are_laid_beside_the_dice_never_over_them() -> None:
     rng = np.random.default_rng(4)
     image = np.full((300, 300, 3), 120.0, np.float32)
-    out = paste_markers(rng, image, np.array([[150, 150]], np.float32), np.array([50], np.float32), 30)
+    out = paste_markers(
+        rng, image, np.array([[150, 150]], np.float32), np.array([50], np.float32), 30
+    )
     changed = np.abs(out - image).sum(axis=2) > 1
     assert changed.mean() > 0.05
     assert not changed[125:175, 125:175].any()

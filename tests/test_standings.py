@@ -41,8 +41,16 @@ def test_hand_checked_standings(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert code == 0 and out["records"] == 2
     rows = {r["cult"]: r for r in out["standings"]}  # type: ignore[attr-defined]
     assert rows["Anna"] == {
-        "cult": "Anna", "games": 2, "wins": 2, "points": 20, "phases": 2, "completed": 2, "failed": 0,
-        "doublers": 2, "unfinished": 0, "average_per_phase": 10.0,
+        "cult": "Anna",
+        "games": 2,
+        "wins": 2,
+        "points": 20,
+        "phases": 2,
+        "completed": 2,
+        "failed": 0,
+        "doublers": 2,
+        "unfinished": 0,
+        "average_per_phase": 10.0,
     }
     assert (rows["Ben"]["wins"], rows["Ben"]["points"], rows["Ben"]["doublers"]) == (0, 12, 0)
     assert [r["cult"] for r in out["standings"]] == ["Anna", "Ben"]  # type: ignore[attr-defined]
@@ -51,10 +59,17 @@ def test_hand_checked_standings(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert aside["binary.txt"]["line"] is None and "text" in aside["binary.txt"]["reason"]
 
 
-def test_text_report_and_simulated_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_text_report_and_simulated_tables(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out_dir = tmp_path / "recs"
-    assert main(["simulate", "--cults", "3", "--seed", "5", "--games", "3", "--out", str(out_dir)]) == 0
-    (out_dir / "broken.txt").write_text(SHORT.replace("score Anna +10", "score Anna +11"), encoding="utf-8")
+    assert (
+        main(["simulate", "--cults", "3", "--seed", "5", "--games", "3", "--out", str(out_dir)])
+        == 0
+    )
+    (out_dir / "broken.txt").write_text(
+        SHORT.replace("score Anna +10", "score Anna +11"), encoding="utf-8"
+    )
     capsys.readouterr()
     code = main(["standings", *sorted(str(p) for p in out_dir.iterdir())])
     text = capsys.readouterr().out
@@ -73,4 +88,6 @@ def test_nothing_to_count(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     code = main(["standings", str(tmp_path / "missing.txt")])
     out, err = capsys.readouterr()
     assert code == 1 and out == ""  # no empty table
-    assert err.count("missing.txt") == 1 and "missing.txt: no such file" in err  # the path said once
+    assert (
+        err.count("missing.txt") == 1 and "missing.txt: no such file" in err
+    )  # the path said once

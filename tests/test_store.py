@@ -69,7 +69,7 @@ def test_verify_reports_changed_tags(tmp_path: Path) -> None:
     """The tags carry the options: changing them breaks the chain at its start."""
     db = _filled(tmp_path)
     with sqlite3.connect(db) as c:
-        c.execute("UPDATE games SET tags = '{\"Cults\": \"Anna Ben Cleo\", \"Target\": \"99\"}'")
+        c.execute('UPDATE games SET tags = \'{"Cults": "Anna Ben Cleo", "Target": "99"}\'')
     msg = verify(db)[-1].message
     assert "tags" in msg
 
@@ -77,7 +77,10 @@ def test_verify_reports_changed_tags(tmp_path: Path) -> None:
 def test_verify_evidence_swap(tmp_path: Path) -> None:
     with SQLiteStore(tmp_path / "s.db") as st:
         info = st.create_game({"Cults": "A B"})
-        st.append(info.id, NewEvent(Kind.START, "start A I23E1I", evidence=Evidence(b"frame", {"f": "I23E1I"})))
+        st.append(
+            info.id,
+            NewEvent(Kind.START, "start A I23E1I", evidence=Evidence(b"frame", {"f": "I23E1I"})),
+        )
     with sqlite3.connect(tmp_path / "s.db") as c:
         c.execute("UPDATE evidence SET frame = x'00'")
     assert "evidence of event 1" in verify(tmp_path / "s.db")[-1].message
@@ -88,13 +91,18 @@ def test_old_schema_migrates_and_keeps_events(tmp_path: Path) -> None:
     c = sqlite3.connect(db, isolation_level=None)
     c.executescript(MIGRATIONS[0] + "\nPRAGMA user_version = 1;")
     genesis = genesis_hash({"Cults": "A B"}, "2026-01-01T00:00:00+00:00")
-    c.execute("INSERT INTO games (id, created, tags, genesis) VALUES (1, '2026-01-01T00:00:00+00:00', ?, ?)",
-              ('{"Cults": "A B"}', genesis))
+    c.execute(
+        "INSERT INTO games (id, created, tags, genesis) VALUES (1, '2026-01-01T00:00:00+00:00', ?, ?)",
+        ('{"Cults": "A B"}', genesis),
+    )
     from companion.store.base import canonical_text
 
     canon = canonical_text(1, "start", "start A I23E1I", None, "", "t0", "")
-    c.execute("INSERT INTO events (game_id, seq, kind, text, note, created, prev_hash, hash)"
-              " VALUES (1, 1, 'start', 'start A I23E1I', '', 't0', ?, ?)", (genesis, chain_hash(genesis, canon)))
+    c.execute(
+        "INSERT INTO events (game_id, seq, kind, text, note, created, prev_hash, hash)"
+        " VALUES (1, 1, 'start', 'start A I23E1I', '', 't0', ?, ?)",
+        (genesis, chain_hash(genesis, canon)),
+    )
     c.close()
     with SQLiteStore(db) as st:
         assert st.conn.execute("PRAGMA user_version").fetchone()[0] == VERSION
@@ -118,7 +126,10 @@ def test_future_schema_is_one_sentence(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("content", "words"),
-    [(b"hello, this is not a database at all" * 100, "not a companion database"), (None, "not a companion one")],
+    [
+        (b"hello, this is not a database at all" * 100, "not a companion database"),
+        (None, "not a companion one"),
+    ],
 )
 def test_foreign_files_are_refused(tmp_path: Path, content: bytes | None, words: str) -> None:
     db = tmp_path / "x.db"
@@ -142,7 +153,9 @@ def test_default_path_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     assert default_db_path() == tmp_path / "companion" / "companion.db"
     monkeypatch.delenv("XDG_DATA_HOME")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    assert default_db_path() == tmp_path / "home" / ".local" / "share" / "companion" / "companion.db"
+    assert (
+        default_db_path() == tmp_path / "home" / ".local" / "share" / "companion" / "companion.db"
+    )
 
 
 def test_verify_command_on_records(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -30,7 +30,9 @@ def _db_with_games(tmp_path: Path, n: int = 3) -> tuple[Path, list[str], list[in
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "companion", *args], capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "companion", *args], capture_output=True, text=True, timeout=60
+    )
 
 
 def _one_sentence(text: str) -> None:
@@ -73,7 +75,9 @@ def test_damaged_database_keeps_intact_events(tmp_path: Path, damage: str) -> No
         assert 0 < len(salvaged) < 50
         assert [e.seq for e in salvaged] == list(range(1, len(salvaged) + 1))
         first, _ = st.salvage_events(1)
-        assert [e.seq for e in first] == list(range(1, counts[0] + 1))  # game 1 lies before the damage
+        assert [e.seq for e in first] == list(
+            range(1, counts[0] + 1)
+        )  # game 1 lies before the damage
     # export still prints the intact part, says what is wrong in one sentence, and fails
     out = _cli("export", str(db), "--game", "3")
     assert out.returncode == 1

@@ -50,11 +50,17 @@ def test_ground_truth_is_consistent(seed: int) -> None:
         assert cv2.isContourConvex(die.corners.astype(np.float32))
         assert 38.0 <= die.edge <= 165.0, die.edge  # VISION.md: 40..160 px
         assert np.allclose(die.corners.mean(axis=0), die.center, atol=0.05 * die.edge)
-        assert (die.corners >= -1).all() and (die.corners[:, 0] <= 1281).all() and (die.corners[:, 1] <= 961).all()
+        assert (
+            (die.corners >= -1).all()
+            and (die.corners[:, 0] <= 1281).all()
+            and (die.corners[:, 1] <= 961).all()
+        )
     # Touching is allowed, stacking and overlapping are not.
     for i, a in enumerate(frame.dice):
         for b in frame.dice[i + 1 :]:
-            inter, _ = cv2.intersectConvexConvex(a.corners.astype(np.float32), b.corners.astype(np.float32))
+            inter, _ = cv2.intersectConvexConvex(
+                a.corners.astype(np.float32), b.corners.astype(np.float32)
+            )
             assert inter < 0.02 * min(_area(a.corners), _area(b.corners))
 
 
@@ -65,7 +71,11 @@ def test_many_dice_and_none() -> None:
 
 
 def test_faces_follow_a_fair_roll() -> None:
-    faces = [d.face for s in range(25) for d in render_frame(s, n_dice=20, size=(640, 480), clutter=False).dice]
+    faces = [
+        d.face
+        for s in range(25)
+        for d in render_frame(s, n_dice=20, size=(640, 480), clutter=False).dice
+    ]
     counts = {f: faces.count(f) / len(faces) for f in FACES}
     assert 0.25 < counts["I"] < 0.42
     assert all(0.1 < counts[f] < 0.23 for f in "123E")
@@ -76,7 +86,9 @@ def test_the_top_face_shows_the_die_not_the_table() -> None:
     placed = [DiePlacement("E", (320.0, 240.0), 100.0, 30.0)]
     frame = render_placed(1, placed, style=style, size=(640, 480), surface_kind="felt")
     crop = cut_face(frame.image, frame.dice[0].corners)
-    face = crop[CROP_MARGIN + 8 : CROP_SIZE - CROP_MARGIN - 8, CROP_MARGIN + 8 : CROP_SIZE - CROP_MARGIN - 8]
+    face = crop[
+        CROP_MARGIN + 8 : CROP_SIZE - CROP_MARGIN - 8, CROP_MARGIN + 8 : CROP_SIZE - CROP_MARGIN - 8
+    ]
     # A white die with black ink: bright body and a dark motif.
     assert np.percentile(face, 60) > 150
     assert np.percentile(face, 3) < 110
@@ -84,14 +96,19 @@ def test_the_top_face_shows_the_die_not_the_table() -> None:
 
 def test_render_placed_puts_given_faces_where_asked() -> None:
     style = HELD_OUT[0]
-    placed = [DiePlacement(f, (200.0 + 200 * i, 300.0 + 40 * i), 90.0, 15.0 * i) for i, f in enumerate("I123E")]
+    placed = [
+        DiePlacement(f, (200.0 + 200 * i, 300.0 + 40 * i), 90.0, 15.0 * i)
+        for i, f in enumerate("I123E")
+    ]
     frame = render_placed(4, placed, style=style, size=(1280, 960))
     assert sorted(d.face for d in frame.dice) == sorted("I123E")
     for p in placed:
         die = next(d for d in frame.dice if d.face == p.face)
         offset = np.hypot(p.center[0] - 640, p.center[1] - 480)
         # Straight down, the top face sits above its footprint: a small outward shift.
-        assert np.hypot(die.center[0] - p.center[0], die.center[1] - p.center[1]) <= 0.06 * offset + 1
+        assert (
+            np.hypot(die.center[0] - p.center[0], die.center[1] - p.center[1]) <= 0.06 * offset + 1
+        )
         assert die.style == style.name
     with pytest.raises(ValueError, match="unknown face"):
         render_placed(1, [DiePlacement("7", (100.0, 100.0))], style=style)
@@ -103,6 +120,7 @@ def test_styles_are_split_by_whole_style() -> None:
     train, val, held = ({s.name for s in g} for g in (TRAIN, VALIDATION, HELD_OUT))
     assert not (train & val) and not (train & held) and not (val & held)
     assert train | val | held == set(names)
+
     def pairs(group: Sequence[Style]) -> set[tuple[str, str]]:
         return {(s.body.name, s.art.name) for s in group}
 
@@ -117,11 +135,23 @@ def test_styles_are_split_by_whole_style() -> None:
     assert {s.body.translucent for s in TRAIN} == {True, False}
 
 
-@pytest.mark.parametrize("lettering,tentacle,elder", list(zip(LETTERINGS, TENTACLES * 2, ELDER_SIGNS * 2, strict=False)))
+@pytest.mark.parametrize(
+    "lettering,tentacle,elder", list(zip(LETTERINGS, TENTACLES * 2, ELDER_SIGNS * 2, strict=False))
+)
 def test_motifs_have_ink_and_differ(lettering: str, tentacle: str, elder: str) -> None:
     for arrangement in ARRANGEMENTS:
-        masks = {f: motif_mask(f, 128, lettering=lettering, tentacle=tentacle, arrangement=arrangement,
-                               elder=elder, rng=np.random.default_rng(0)) for f in FACES}
+        masks = {
+            f: motif_mask(
+                f,
+                128,
+                lettering=lettering,
+                tentacle=tentacle,
+                arrangement=arrangement,
+                elder=elder,
+                rng=np.random.default_rng(0),
+            )
+            for f in FACES
+        }
         ink = {f: float(m.sum()) for f, m in masks.items()}
         assert all(v > 150 for v in ink.values()), ink
         # Motifs differ from each other, and every motif stays inside the face.
@@ -131,7 +161,12 @@ def test_motifs_have_ink_and_differ(lettering: str, tentacle: str, elder: str) -
                     ma, mb = masks[a] > 0.5, masks[b] > 0.5
                     assert (ma & mb).sum() / (ma | mb).sum() < 0.6, (a, b)
         for m in masks.values():
-            assert m[:4].sum() == 0 and m[-4:].sum() == 0 and m[:, :4].sum() == 0 and m[:, -4:].sum() == 0
+            assert (
+                m[:4].sum() == 0
+                and m[-4:].sum() == 0
+                and m[:, :4].sum() == 0
+                and m[:, -4:].sum() == 0
+            )
 
 
 def test_surfaces_are_textured() -> None:
@@ -182,4 +217,6 @@ def test_hard_clutter_is_opt_in_and_leaves_the_dice_alone() -> None:
     # same dice, same truth; the clutter changes other pixels only
     assert [(d.face, d.center) for d in hard.dice] == [(d.face, d.center) for d in plain.dice]
     assert not np.array_equal(plain.image, hard.image)
-    assert np.array_equal(hard.image, render_frame(31, n_dice=6, size=(640, 480), hard_clutter=True).image)
+    assert np.array_equal(
+        hard.image, render_frame(31, n_dice=6, size=(640, 480), hard_clutter=True).image
+    )

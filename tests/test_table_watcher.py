@@ -26,22 +26,33 @@ from .test_calibration import Read
 
 def test_zones_are_named_as_the_mat_prints_them() -> None:
     assert [z.name for z in (ROLLING_AREA, CENTER, OFF_MAT, TableZone.layout(4))] == [
-        "rolling area", "center", "off the mat", "cult 4"]
+        "rolling area",
+        "center",
+        "off the mat",
+        "cult 4",
+    ]
     assert TableZone.layout(2) == TableZone(ZoneKind.LAYOUT, 2) != TableZone.layout(3)
 
 
 def test_a_seen_puts_the_roll_first_and_sorts_the_layouts_by_seat() -> None:
-    dice = [SeenDie(1, 1, "I", 0.9, TableZone.layout(2)), SeenDie(2, 2, "3", 0.9, ROLLING_AREA),
-            SeenDie(3, 3, "E", 0.9, CENTER), SeenDie(4, 4, "?", 0.2, ROLLING_AREA),
-            SeenDie(5, 5, "1", 0.9, OFF_MAT)]
+    dice = [
+        SeenDie(1, 1, "I", 0.9, TableZone.layout(2)),
+        SeenDie(2, 2, "3", 0.9, ROLLING_AREA),
+        SeenDie(3, 3, "E", 0.9, CENTER),
+        SeenDie(4, 4, "?", 0.2, ROLLING_AREA),
+        SeenDie(5, 5, "1", 0.9, OFF_MAT),
+    ]
     seen = Seen.of_dice(dice, ("Anna", "Ben"), "test", None, "A3")
     assert seen.roll == ("3", UNKNOWN) and [d.face for d in seen.dice[:2]] == ["3", "?"]
     assert seen.layouts == {"Anna": (), "Ben": ("I",)} and len(seen.dice) == 5
-    both = Seen.of_dice(dice, ("Anna", "Ben"), "test", None, "A3",
-                        roll_kinds=(ZoneKind.ROLLING, ZoneKind.CENTER))
+    both = Seen.of_dice(
+        dice, ("Anna", "Ben"), "test", None, "A3", roll_kinds=(ZoneKind.ROLLING, ZoneKind.CENTER)
+    )
     assert both.roll == ("3", "E", "?")
     assert [d.face for d in seen.layout_dice()] == ["I"]
-    assert seen.layout_check("Ben", ["I"]).matches and not seen.layout_check("Ben", ["I", "2"]).matches
+    assert (
+        seen.layout_check("Ben", ["I"]).matches and not seen.layout_check("Ben", ["I", "2"]).matches
+    )
     assert check_layout(["I", "?"], ["I", "2"]).unreadable == 1
 
 
@@ -70,11 +81,14 @@ class _Broken:
     def open(self) -> None: ...
     def read(self) -> np.ndarray:
         raise FrameSourceError("the webcam stopped answering")
+
     def read_preview(self) -> np.ndarray:
         raise FrameSourceError("the webcam stopped answering")
+
     def close(self) -> None: ...
     def __enter__(self) -> _Broken:
         return self
+
     def __exit__(self, *exc: object) -> None: ...
 
 

@@ -19,8 +19,9 @@ def _args(*argv: str) -> argparse.Namespace:
     return p.parse_args(["play", *argv])
 
 
-def test_play_without_a_camera_offers_manual_mode(monkeypatch: pytest.MonkeyPatch,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_play_without_a_camera_offers_manual_mode(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from companion.vision import table
     from companion.vision.seen import CameraError
 
@@ -53,8 +54,9 @@ async def test_sixteen_colour_console_plays_a_turn() -> None:
         assert app.session.game.layouts["Anna"] == ["I"]
 
 
-def test_resume_with_nothing_to_resume_says_so_on_the_screen(tmp_path: object, monkeypatch: pytest.MonkeyPatch,
-                                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_resume_with_nothing_to_resume_says_so_on_the_screen(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     seen: list[str] = []
 
     def run(self: CompanionApp) -> None:  # instead of the screens: what would they show?
@@ -64,11 +66,18 @@ def test_resume_with_nothing_to_resume_says_so_on_the_screen(tmp_path: object, m
     db = f"{tmp_path}/games.db"
     assert run_play(_args("--manual", "--resume", "--db", db)) == 0
     assert seen and "holds no unfinished game, so this is a new one" in seen[0] and db in seen[0]
-    assert capsys.readouterr().err == ""  # a line printed before the screens would vanish under them
+    assert (
+        capsys.readouterr().err == ""
+    )  # a line printed before the screens would vanish under them
 
 
-def test_play_tags_the_table_and_the_dice(tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_play_tags_the_table_and_the_dice(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
     tags: list[dict[str, str]] = []
     monkeypatch.setattr(CompanionApp, "run", lambda self: tags.append(self.tags))
-    assert run_play(_args("--manual", "--db", f"{tmp_path}/g.db", "--table", "7", "--dice", "red")) == 0
+    assert (
+        run_play(_args("--manual", "--db", f"{tmp_path}/g.db", "--table", "7", "--dice", "red"))
+        == 0
+    )
     assert tags == [{"Table": "7", "Dice": "red"}]

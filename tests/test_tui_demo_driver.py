@@ -32,7 +32,9 @@ class Recorder:
 
 
 def _driver(rec: Recorder, app: Any = None) -> DemoDriver:
-    return DemoDriver(DemoPlayers(("Anna", "Ben"), 3, mistake_rate=0.0), rec.schedule, rec.post, app)
+    return DemoDriver(
+        DemoPlayers(("Anna", "Ben"), 3, mistake_rate=0.0), rec.schedule, rec.post, app
+    )
 
 
 def test_the_demo_keys_only_the_dice_the_camera_could_not_read() -> None:
@@ -43,7 +45,11 @@ def test_the_demo_keys_only_the_dice_the_camera_could_not_read() -> None:
     assert [f for _, f in rec.steps] == [1.0] and not rec.posted  # at the demo's pace, not at once
     rec.run_next()
     [keyed] = rec.posted  # what the camera read stays, even where it differs from the truth
-    assert isinstance(keyed, RollKeyed) and keyed.faces == tuple("I231EI") and "could not read" in keyed.note
+    assert (
+        isinstance(keyed, RollKeyed)
+        and keyed.faces == tuple("I231EI")
+        and "could not read" in keyed.note
+    )
     # a miscount: the whole roll is keyed; a complete roll or one without truth needs no hands
     assert DemoDriver.keyed(TurnView(g, "Anna", (), 6, tuple("I23EEI"))) == tuple("I23EEI")
     driver.at(Stage.ROLL, TurnView(g, "Anna", tuple("I23EEI"), 6, tuple("I23EEI")))
@@ -60,7 +66,9 @@ def test_a_cult_speaks_its_call_then_makes_it_and_calls_slower_after_a_verdict()
     driver.at(Stage.CALL, turn)
     rec.run_next()
     [spoken] = rec.posted
-    assert isinstance(spoken, CallAnnounced) and spoken.action in g.legal_actions(turn.keyed, "Anna")
+    assert isinstance(spoken, CallAnnounced) and spoken.action in g.legal_actions(
+        turn.keyed, "Anna"
+    )
     rec.run_next()
     assert isinstance(rec.posted[1], ActionChosen) and rec.posted[1].action == spoken.action
     driver.at(Stage.CALL, TurnView(g, "Anna", tuple("I23EEI"), 6, None, recall=True))

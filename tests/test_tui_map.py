@@ -56,15 +56,29 @@ def test_zones_are_the_printed_mats() -> None:
 
 def test_map_draws_a_known_read_in_place() -> None:
     # A3 mat drawn 84 × 30 cells (5 mm a column, 10 mm a row): die (x, y) mm lands in cell (y//10, x//5).
-    layout = (SeenDie(120.0, 270.0, "I", 0.99, TableZone.layout(1)), SeenDie(140.0, 270.0, "2", 0.98, TableZone.layout(1)),
-              SeenDie(380.0, 150.0, "?", 0.30, TableZone.layout(3)))
-    view = MapView(cults=CULTS, roll=("3", "?", "E"), roll_at=((100.0, 100.0), (300.0, 100.0), (200.0, 200.0)),
-                   layout_dice=layout, center=4, to_move="Anna", picked=2)
+    layout = (
+        SeenDie(120.0, 270.0, "I", 0.99, TableZone.layout(1)),
+        SeenDie(140.0, 270.0, "2", 0.98, TableZone.layout(1)),
+        SeenDie(380.0, 150.0, "?", 0.30, TableZone.layout(3)),
+    )
+    view = MapView(
+        cults=CULTS,
+        roll=("3", "?", "E"),
+        roll_at=((100.0, 100.0), (300.0, 100.0), (200.0, 200.0)),
+        layout_dice=layout,
+        center=4,
+        to_move="Anna",
+        picked=2,
+    )
     text, cells = map_text(view, 84, 30)
     rows = _lines(text)
     assert len(rows) == 30 and all(len(r) == 84 for r in rows)
-    assert rows[10][20] == "3" and rows[10][60] == "?" and rows[20][40] == "E"  # the roll, where it lies
-    assert rows[27][24] == "I" and rows[27][28] == "2" and rows[15][76] == "?"  # Anna's and Cleo's layouts
+    assert (
+        rows[10][20] == "3" and rows[10][60] == "?" and rows[20][40] == "E"
+    )  # the roll, where it lies
+    assert (
+        rows[27][24] == "I" and rows[27][28] == "2" and rows[15][76] == "?"
+    )  # Anna's and Cleo's layouts
     assert cells == {0: (10, 20), 1: (10, 60), 2: (20, 40)}
     assert _style_at(text, 10, 60) == STYLE_UNKNOWN and _style_at(text, 15, 76) == STYLE_UNKNOWN
     assert _style_at(text, 20, 40) == STYLE_PICKED
@@ -75,8 +89,11 @@ def test_map_draws_a_known_read_in_place() -> None:
 
 
 def test_map_without_camera_lays_out_the_rules_view_and_never_hides_a_die() -> None:
-    view = MapView(cults=CULTS, roll=tuple("I23E1I"), layouts={"Anna": tuple("I3E"), "Ben": (),
-                                                                "Cleo": tuple("I1122333")})
+    view = MapView(
+        cults=CULTS,
+        roll=tuple("I23E1I"),
+        layouts={"Anna": tuple("I3E"), "Ben": (), "Cleo": tuple("I1122333")},
+    )
     for size in ((40, 10), (80, 7), (56, 20)):
         text, cells = map_text(view, *size)
         body = "".join(_lines(text))
@@ -88,8 +105,14 @@ def test_map_without_camera_lays_out_the_rules_view_and_never_hides_a_die() -> N
 
 def test_annotated_evidence_marks_each_die() -> None:
     frame = np.full((480, 640, 3), 128, np.uint8)
-    seen = Seen(("I", "?"), dice=(SeenDie(0, 0, "I", 0.9, ROLLING_AREA, 200, 200),
-                                  SeenDie(0, 0, "?", 0.2, ROLLING_AREA, 400, 300)), frame=frame)
+    seen = Seen(
+        ("I", "?"),
+        dice=(
+            SeenDie(0, 0, "I", 0.9, ROLLING_AREA, 200, 200),
+            SeenDie(0, 0, "?", 0.2, ROLLING_AREA, 400, 300),
+        ),
+        frame=frame,
+    )
     img = annotate(seen, "game 1: dispute")
     assert img.shape == frame.shape and not np.shares_memory(img, frame)
     box_i = img[185:216, 185:216].reshape(-1, 3)
@@ -154,8 +177,10 @@ async def test_a_misread_die_is_corrected_on_the_map_and_the_read_is_kept() -> N
         ev = next(e for e in reversed(sec.events) if e.kind in (Kind.TURN, Kind.ILLEGAL))
         assert f": {''.join(keyed)} ->" in ev.text  # the event holds the roll as keyed
         kept = sec.store.evidence(sec.game_id or 0, ev.seq)
-        assert kept is not None and kept.dice == {"read": list(read),
-                                                  "corrected": [{"die": 1, "read": read[0], "keyed": other}]}
+        assert kept is not None and kept.dice == {
+            "read": list(read),
+            "corrected": [{"die": 1, "read": read[0], "keyed": other}],
+        }
 
 
 @sync
@@ -191,7 +216,9 @@ async def test_placed_dice_are_typed_and_the_list_is_largest_first() -> None:
         choice = app.screen
         assert isinstance(choice, ChoiceScreen) and choice.typed
         places = ["".join(a.place) for a in choice.actions]  # type: ignore[union-attr]
-        assert places[0] == "I123" and [len(p) for p in places] == sorted(map(len, places), reverse=True)
+        assert places[0] == "I123" and [len(p) for p in places] == sorted(
+            map(len, places), reverse=True
+        )
         await pilot.press("3", "i")
         assert "placed: I 3" in str(choice.query_one("#typed").render())
         await pilot.press("enter")
@@ -202,7 +229,9 @@ async def test_placed_dice_are_typed_and_the_list_is_largest_first() -> None:
 
 @sync
 async def test_stale_lines_are_gone() -> None:
-    app = CompanionApp(secretary(), notice="--resume: games.db holds no unfinished game, so this is a new one")
+    app = CompanionApp(
+        secretary(), notice="--resume: games.db holds no unfinished game, so this is a new one"
+    )
     async with app.run_test(size=(80, 24)) as pilot:
         setup = app.screen
         assert isinstance(setup, SetupScreen)
@@ -222,12 +251,18 @@ async def test_stale_lines_are_gone() -> None:
         await pilot.pause()
         scoring = app.screen
         assert isinstance(scoring, ScoringScreen) and app.session.game.finished
-        assert "enter: the end of the game" in " ".join(str(s.render()) for s in scoring.query(".hint"))
+        assert "enter: the end of the game" in " ".join(
+            str(s.render()) for s in scoring.query(".hint")
+        )
         await pilot.press("enter")
         await pilot.pause()
         end = app.screen
         assert isinstance(end, EndScreen)
-        assert end.dice and end.dice[0].dice == 6 + 6 + 6 + 6 and end.dice[0].verdict.startswith("too few")
+        assert (
+            end.dice
+            and end.dice[0].dice == 6 + 6 + 6 + 6
+            and end.dice[0].verdict.startswith("too few")
+        )
 
 
 @sync
@@ -252,9 +287,10 @@ def test_evidence_json_of_a_plain_read_stays_a_list() -> None:
     plain = _evidence(tuple("I23"), tuple("I23"))
     assert plain is not None and plain.dice == ["I", "2", "3"]
     fixed = _evidence(tuple("I?3"), tuple("I23"))
-    assert fixed is not None and json.loads(fixed.dice_json())["corrected"] == [{"die": 2, "keyed": "2", "read": "?"}]
+    assert fixed is not None and json.loads(fixed.dice_json())["corrected"] == [
+        {"die": 2, "keyed": "2", "read": "?"}
+    ]
     assert _evidence(None) is None
-
 
 
 def test_map_uses_only_the_consoles_sixteen_colours() -> None:
@@ -262,7 +298,14 @@ def test_map_uses_only_the_consoles_sixteen_colours() -> None:
 
     from companion.tui import tablemap
 
-    for name in ("STYLE_CENTER", "STYLE_LAYOUT", "STYLE_TO_MOVE", "STYLE_DIE", "STYLE_UNKNOWN", "STYLE_PICKED"):
+    for name in (
+        "STYLE_CENTER",
+        "STYLE_LAYOUT",
+        "STYLE_TO_MOVE",
+        "STYLE_DIE",
+        "STYLE_UNKNOWN",
+        "STYLE_PICKED",
+    ):
         style = Style.parse(getattr(tablemap, name))
         for colour in (style.color, style.bgcolor):
             assert colour is None or (colour.number is not None and colour.number < 16), name

@@ -110,7 +110,10 @@ async def test_correction_is_a_new_event_in_the_history() -> None:
         await pilot.pause()
         assert isinstance(app.screen, HistoryScreen)
         record = app.record_text()
-        assert "Anna: I22EEE -> IÄÄ! Cthulhu! place I22   # corrected: was I22EEE -> IÄÄ! place I" in record
+        assert (
+            "Anna: I22EEE -> IÄÄ! Cthulhu! place I22   # corrected: was I22EEE -> IÄÄ! place I"
+            in record
+        )
         assert "Anna: I22EEE -> IÄÄ! place I\n" not in record
         assert replay_text(record).ok
 
@@ -175,10 +178,16 @@ async def test_camera_dispute_is_shown_and_recorded() -> None:
         await pilot.press("a")
         await pilot.pause(0.1)
         lines = app.record_text().splitlines()
-        note = next(i for i, ln in enumerate(lines) if ln.startswith(f"# dispute after {cult}'s turn in phase 1"))
+        note = next(
+            i
+            for i, ln in enumerate(lines)
+            if ln.startswith(f"# dispute after {cult}'s turn in phase 1")
+        )
         assert f"the camera saw 3 in {cult}'s layout where the rules have" in lines[note]
         assert "not seen:" in lines[note] and "the rules stand" in lines[note]
-        assert lines[note - 1].startswith(f"{cult}: ")  # in its place: right after the turn it is about
+        assert lines[note - 1].startswith(
+            f"{cult}: "
+        )  # in its place: right after the turn it is about
         assert g.to_move != cult or g.phase == 2
 
 
@@ -187,8 +196,13 @@ async def test_demo_plays_a_whole_game_with_the_simulated_camera() -> None:
     cults = ("Anna", "Ben", "Cleo")
     holder: list[CompanionApp] = []
     cam = SimulatedCamera(lambda: holder[0].session.game, seed=2, unreadable_rate=0.05)
-    app = CompanionApp(secretary(), camera=cam, demo=DemoPlayers(cults, 2, mistake_rate=0.1),
-                       options=Options.make(cults, target=30), pace=0.0)
+    app = CompanionApp(
+        secretary(),
+        camera=cam,
+        demo=DemoPlayers(cults, 2, mistake_rate=0.1),
+        options=Options.make(cults, target=30),
+        pace=0.0,
+    )
     holder.append(app)
     async with app.run_test(size=(80, 24)) as pilot:
         for _ in range(400):

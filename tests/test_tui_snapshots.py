@@ -122,8 +122,14 @@ async def setup_still(pilot: Pilot[None]) -> None:
 def demo_app() -> CompanionApp:
     holder: list[CompanionApp] = []
     cam = SimulatedCamera(lambda: holder[0].session.game, seed=2)
-    app = CompanionApp(secretary(), camera=cam, camera_status=cam.name, demo=DemoPlayers(CULTS, 2),
-                       options=Options.make(list(CULTS), target=60), pace=60.0)
+    app = CompanionApp(
+        secretary(),
+        camera=cam,
+        camera_status=cam.name,
+        demo=DemoPlayers(CULTS, 2),
+        options=Options.make(list(CULTS), target=60),
+        pace=60.0,
+    )
     app.paused = True  # the test steps it: no timer decides what is on screen
     holder.append(app)
     return app
@@ -147,11 +153,19 @@ class KnownCamera:
     name = "known table"
 
     def __init__(self) -> None:
-        layout = (SeenDie(110, 265, "I", 0.99, TableZone.layout(1)), SeenDie(135, 268, "3", 0.97, TableZone.layout(1)),
-                  SeenDie(380, 130, "E", 0.95, TableZone.layout(3)))
-        roll = (SeenDie(95, 95, "I", 0.99, ROLLING_AREA), SeenDie(160, 120, "2", 0.97, ROLLING_AREA),
-                SeenDie(300, 90, "?", 0.31, ROLLING_AREA), SeenDie(250, 200, "E", 0.96, ROLLING_AREA),
-                SeenDie(110, 190, "1", 0.98, ROLLING_AREA), SeenDie(320, 180, "3", 0.99, ROLLING_AREA))
+        layout = (
+            SeenDie(110, 265, "I", 0.99, TableZone.layout(1)),
+            SeenDie(135, 268, "3", 0.97, TableZone.layout(1)),
+            SeenDie(380, 130, "E", 0.95, TableZone.layout(3)),
+        )
+        roll = (
+            SeenDie(95, 95, "I", 0.99, ROLLING_AREA),
+            SeenDie(160, 120, "2", 0.97, ROLLING_AREA),
+            SeenDie(300, 90, "?", 0.31, ROLLING_AREA),
+            SeenDie(250, 200, "E", 0.96, ROLLING_AREA),
+            SeenDie(110, 190, "1", 0.98, ROLLING_AREA),
+            SeenDie(320, 180, "3", 0.99, ROLLING_AREA),
+        )
         self.seen = Seen(tuple(d.face for d in roll), {}, None, self.name, roll + layout)
         self.rolls = 0
 
@@ -173,7 +187,9 @@ class KnownCamera:
 
 def map_app() -> CompanionApp:
     cam = KnownCamera()
-    return CompanionApp(secretary(), camera=cam, camera_status=cam.name, options=Options.make(list(CULTS)))
+    return CompanionApp(
+        secretary(), camera=cam, camera_status=cam.name, options=Options.make(list(CULTS))
+    )
 
 
 async def map_read(pilot: Pilot[None]) -> None:
@@ -189,7 +205,10 @@ SCREENS: dict[str, tuple[Callable[[], CompanionApp], Before]] = {
     "setup": (lambda: CompanionApp(secretary(), cults="Anna Ben Cleo"), setup_still),
     "rolloff": (lambda: manual_app(CULTS), rolloff_tie),
     "phase": (lambda: manual_app(CULTS), phase),
-    "phase_six_cults": (lambda: manual_app(("Anna", "Ben", "Cleo", "Dora", "Emil", "Fay")), phase_six),
+    "phase_six_cults": (
+        lambda: manual_app(("Anna", "Ben", "Cleo", "Dora", "Emil", "Fay")),
+        phase_six,
+    ),
     "verdict_illegal": (lambda: manual_app(CULTS), illegal),
     "legal_calls": (lambda: manual_app(CULTS), legal_list),
     "scoring": (lambda: manual_app(), scoring),

@@ -42,7 +42,9 @@ def secretary() -> Secretary:
     return Secretary.open(Path(tempfile.mkdtemp(prefix="companion-tui-")) / "games.db")
 
 
-def manual_app(cults: tuple[str, ...] = ("Anna", "Ben"), target: int | None = None, **kw: Any) -> CompanionApp:
+def manual_app(
+    cults: tuple[str, ...] = ("Anna", "Ben"), target: int | None = None, **kw: Any
+) -> CompanionApp:
     return CompanionApp(secretary(), options=Options.make(list(cults), target=target), **kw)
 
 

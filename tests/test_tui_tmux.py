@@ -19,7 +19,9 @@ SOCKET = f"companion-tui-{uuid.uuid4().hex[:8]}"
 
 
 def _tmux(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([TMUX or "tmux", "-L", SOCKET, *args], capture_output=True, text=True, check=check)
+    return subprocess.run(
+        [TMUX or "tmux", "-L", SOCKET, *args], capture_output=True, text=True, check=check
+    )
 
 
 def _screen(session: str) -> str:
@@ -45,8 +47,12 @@ def _keys(session: str, *keys: str) -> None:
 def test_demo_in_tmux_as_a_person_would() -> None:
     session = f"companion-demo-{uuid.uuid4().hex[:8]}"
     # The pane outlives the demo, so a crash leaves its traceback on the screen.
-    cmd = f"{sys.executable} -m companion demo --seed 2 --cults 3; echo companion exited $?; sleep 60"
-    _tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "24", "-e", "TERM=xterm-256color", cmd)
+    cmd = (
+        f"{sys.executable} -m companion demo --seed 2 --cults 3; echo companion exited $?; sleep 60"
+    )
+    _tmux(
+        "new-session", "-d", "-s", session, "-x", "80", "-y", "24", "-e", "TERM=xterm-256color", cmd
+    )
     try:
         first = _wait(session, lambda s: "Phase 1" in s and "pool" in s and "[center" in s, 60)
         assert "Anna" in first and "Ben" in first and "Cleo" in first
@@ -54,7 +60,7 @@ def test_demo_in_tmux_as_a_person_would() -> None:
         assert "[Anna]" in first and "[Ben]" in first
         lines = first.splitlines()
         board_end = max(i for i, ln in enumerate(lines) if "Cleo" in ln and "open" in ln)
-        assert any("[center" in ln for ln in lines[board_end + 1:])
+        assert any("[center" in ln for ln in lines[board_end + 1 :])
         _keys(session, "Space")
         _wait(session, lambda s: "PAUSED" in s, 10)
         time.sleep(0.5)  # a camera read already under way may still land

@@ -72,7 +72,11 @@ async def test_an_unsure_call_asks_and_can_be_corrected_by_keys() -> None:
             await pilot.press(k)
         await pilot.press("enter")
         await pilot.pause()
-        assert app.session.game.layouts["Anna"] == ["I", "3", "E"]  # the keyed call, not the heard one
+        assert app.session.game.layouts["Anna"] == [
+            "I",
+            "3",
+            "E",
+        ]  # the keyed call, not the heard one
 
 
 @sync
@@ -128,8 +132,13 @@ async def test_a_call_given_but_not_sure_offers_the_second_guess_on_key_2() -> N
         await key_faces(pilot, "I3EEEI")
         screen = app.screen
         assert isinstance(screen, PhaseScreen)
-        heard = Heard(parse_call("IÄÄ! Cthulhu!"), 0.62, 40.0, best=parse_call("IÄÄ! Cthulhu!"),
-                      second=parse_call("IÄÄ! Cthulhu! Fhtagn!"))
+        heard = Heard(
+            parse_call("IÄÄ! Cthulhu!"),
+            0.62,
+            40.0,
+            best=parse_call("IÄÄ! Cthulhu!"),
+            second=parse_call("IÄÄ! Cthulhu! Fhtagn!"),
+        )
         app.screen.post_message(CallHeard(heard))
         await pilot.pause()
         assert "Enter to accept, 2 for IÄÄ! Cthulhu! Fhtagn!" in _status(app)
@@ -137,7 +146,9 @@ async def test_a_call_given_but_not_sure_offers_the_second_guess_on_key_2() -> N
         await pilot.press("2")
         assert screen.words == list(parse_call("IÄÄ! Cthulhu! Fhtagn!"))
         # A sure call of a later utterance takes the guesses away again.
-        app.screen.post_message(CallHeard(Heard(parse_call("IÄÄ!"), 0.9, 40.0, best=parse_call("IÄÄ!"))))
+        app.screen.post_message(
+            CallHeard(Heard(parse_call("IÄÄ!"), 0.9, 40.0, best=parse_call("IÄÄ!")))
+        )
         await pilot.pause()
         await pilot.press("2")
         assert screen.words == list(parse_call("IÄÄ!")) and screen.guesses == ()

@@ -44,15 +44,22 @@ class FakeClassifier:
             out.append(_Face("3" if red > 0.5 else "?", red))
         return out
 
-    def read(self, image: npt.NDArray[np.uint8], corners: list[npt.NDArray[np.float32]]) -> list[_Face]:
+    def read(
+        self, image: npt.NDArray[np.uint8], corners: list[npt.NDArray[np.float32]]
+    ) -> list[_Face]:
         return self.classify(cut_faces(image, corners))
 
 
 def _frame(tmp_path: Path, name: str = "f.png") -> tuple[Path, list[DiePlacement]]:
-    dice = [DiePlacement("3", (200.0, 200.0), 80.0, 10.0), DiePlacement("3", (450.0, 300.0), 80.0, 50.0),
-            DiePlacement("3", (640.0, 300.0), 80.0, 0.0)]
+    dice = [
+        DiePlacement("3", (200.0, 200.0), 80.0, 10.0),
+        DiePlacement("3", (450.0, 300.0), 80.0, 50.0),
+        DiePlacement("3", (640.0, 300.0), 80.0, 0.0),
+    ]
     path = tmp_path / name
-    cv2.imwrite(str(path), render_placed(3, dice, style=STYLE, size=(800, 600), surface_kind="felt").image)
+    cv2.imwrite(
+        str(path), render_placed(3, dice, style=STYLE, size=(800, 600), surface_kind="felt").image
+    )
     return path, dice
 
 
@@ -65,12 +72,17 @@ def _parser() -> argparse.ArgumentParser:
 @pytest.fixture
 def fake_reader(monkeypatch: pytest.MonkeyPatch) -> FakeClassifier:
     fake = FakeClassifier()
-    monkeypatch.setattr(Reader, "load", classmethod(lambda cls, profile=None, model=None, finder="classic": cls(fake)))
+    monkeypatch.setattr(
+        Reader,
+        "load",
+        classmethod(lambda cls, profile=None, model=None, finder="classic": cls(fake)),
+    )
     return fake
 
 
-def test_json_lines_follow_the_contract(tmp_path: Path, fake_reader: FakeClassifier,
-                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_lines_follow_the_contract(
+    tmp_path: Path, fake_reader: FakeClassifier, capsys: pytest.CaptureFixture[str]
+) -> None:
     good, _ = _frame(tmp_path)
     junk = tmp_path / "junk.png"
     junk.write_text("this is not a picture")
@@ -93,8 +105,9 @@ def test_json_lines_follow_the_contract(tmp_path: Path, fake_reader: FakeClassif
     assert fake_reader.batches[-1] == 3  # one batch per frame
 
 
-def test_all_good_images_exit_zero_and_text_output(tmp_path: Path, fake_reader: FakeClassifier,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_all_good_images_exit_zero_and_text_output(
+    tmp_path: Path, fake_reader: FakeClassifier, capsys: pytest.CaptureFixture[str]
+) -> None:
     good, _ = _frame(tmp_path)
     args = _parser().parse_args(["read", str(good)])
     assert args.func(args) == 0
@@ -103,15 +116,19 @@ def test_all_good_images_exit_zero_and_text_output(tmp_path: Path, fake_reader: 
 
 
 def test_unclean_dice_are_reported_as_unknown(tmp_path: Path) -> None:
-    dice = [DiePlacement("3", (25.0, 300.0), 100.0, 0.0), DiePlacement("3", (400.0, 300.0), 100.0, 0.0)]
+    dice = [
+        DiePlacement("3", (25.0, 300.0), 100.0, 0.0),
+        DiePlacement("3", (400.0, 300.0), 100.0, 0.0),
+    ]
     image = render_placed(2, dice, style=STYLE, size=(800, 600), surface_kind="felt").image
     readings = Reader(FakeClassifier()).read(image)
     faces = sorted((round(r.x), r.face) for r in readings)
     assert len(faces) == 2 and faces[0][1] == "?" and faces[1][1] == "3"
 
 
-def test_missing_model_is_one_sentence_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_model_is_one_sentence_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     good, _ = _frame(tmp_path)
     monkeypatch.setenv("COMPANION_MODEL", str(tmp_path / "nope.onnx"))
     args = _parser().parse_args(["read", str(good), "--json"])
@@ -142,8 +159,12 @@ def test_end_to_end_with_the_shipped_model() -> None:
     for seed in range(300, 306):
         frame = render_frame(seed, styles=HELD_OUT)
         got = reader.read(frame.image)
-        tally_frame(tally, [(d.x, d.y, d.face) for d in got], [d.corners for d in frame.dice],
-                    [d.face for d in frame.dice])
+        tally_frame(
+            tally,
+            [(d.x, d.y, d.face) for d in got],
+            [d.corners for d in frame.dice],
+            [d.face for d in frame.dice],
+        )
     print(tally.summary())
     # Floors under today's end-to-end figures (see the report), not the targets.
     assert tally.recall >= 0.97 and tally.precision >= 0.97, tally.summary()
@@ -152,14 +173,21 @@ def test_end_to_end_with_the_shipped_model() -> None:
 
 
 @pytest.mark.skipif(not MODEL.is_file(), reason="models/faces.onnx is not built yet")
-@pytest.mark.xfail(strict=True, reason="the shipped finder finds a die on grid paper (models/DETECTOR_CARD.md, "
-                   "squares candidate: not shipped); this turns red when it no longer does")
-def test_a_photo_of_blank_grid_paper_reads_no_dice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.xfail(
+    strict=True,
+    reason="the shipped finder finds a die on grid paper (models/DETECTOR_CARD.md, "
+    "squares candidate: not shipped); this turns red when it no longer does",
+)
+def test_a_photo_of_blank_grid_paper_reads_no_dice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # VISION.md: a photo with no dice gives no dice; squares of a die's size are not dice
     from companion.synth.squares import lay_over
 
     rng = np.random.default_rng(7)
-    grid = lay_over(rng, np.full((960, 1280, 3), 90, np.uint8), np.zeros((960, 1280), np.float32), 80.0, "grid")
+    grid = lay_over(
+        rng, np.full((960, 1280, 3), 90, np.uint8), np.zeros((960, 1280), np.float32), 80.0, "grid"
+    )
     path = tmp_path / "grid.jpg"
     cv2.imwrite(str(path), grid)
     for extra in ([], ["--dice", "d6"]):

@@ -15,7 +15,9 @@ pytest.importorskip("pocketsphinx")
 from companion.voice.cli import add_commands  # noqa: E402
 
 
-def hear(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[dict[str, object]], str]:
+def hear(
+    capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[int, list[dict[str, object]], str]:
     parser = argparse.ArgumentParser(prog="companion")
     add_commands(parser.add_subparsers(dest="command"))
     ns = parser.parse_args(["voice", "hear", *args])
@@ -36,7 +38,9 @@ def tone(path: Path, seconds: float = 1.0, rate: int = 16000, channels: int = 1)
     return path
 
 
-def test_json_contract_one_line_per_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_contract_one_line_per_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     a = tone(tmp_path / "a.wav")
     b = tone(tmp_path / "b.wav", rate=44100, channels=2)
     code, lines, _ = hear(capsys, str(a), str(b), "--json")
@@ -54,18 +58,24 @@ def test_a_hum_is_not_a_call(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert lines[0]["call"] is None
 
 
-def test_no_legal_call_means_null_without_decoding(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_no_legal_call_means_null_without_decoding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # 123 on an empty layout: no I anywhere, so the cult can only give up a die.
     code, lines, _ = hear(capsys, str(tone(tmp_path / "a.wav")), "--roll", "123", "--layout", "")
     assert code == 0
     assert lines[0]["call"] is None and lines[0]["confidence"] == 0.0
 
 
-def test_bad_files_give_an_error_line_and_status_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_files_give_an_error_line_and_status_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     good = tone(tmp_path / "good.wav")
     text = tmp_path / "text.wav"
     text.write_text("not audio")
-    code, lines, err = hear(capsys, str(tmp_path / "missing.wav"), str(text), str(tmp_path), str(good))
+    code, lines, err = hear(
+        capsys, str(tmp_path / "missing.wav"), str(text), str(tmp_path), str(good)
+    )
     assert code == 1
     assert len(lines) == 4
     assert "does not exist" in str(lines[0]["error"])
@@ -85,8 +95,9 @@ def test_bad_files_give_an_error_line_and_status_1(tmp_path: Path, capsys: pytes
         (["--threshold", "1.5"], "between 0 and 1"),
     ],
 )
-def test_bad_options_are_one_sentence(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                      args: list[str], message: str) -> None:
+def test_bad_options_are_one_sentence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
     code, lines, err = hear(capsys, str(tone(tmp_path / "a.wav")), *args)
     assert code == 2
     assert lines == []

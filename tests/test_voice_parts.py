@@ -36,8 +36,17 @@ def test_unknown_roll_and_layout_allow_every_call() -> None:
     ("roll", "layout", "expected"),
     [
         # empty layout: IÄÄ! must come first (D2); Ph'nglui! needs the E
-        ("I2E", "", ["IÄÄ!", "IÄÄ! Cthulhu!", "IÄÄ! Ph'nglui!", "IÄÄ! Cthulhu! Ph'nglui!",
-                     "IÄÄ! Cthulhu! Fhtagn!"]),
+        (
+            "I2E",
+            "",
+            [
+                "IÄÄ!",
+                "IÄÄ! Cthulhu!",
+                "IÄÄ! Ph'nglui!",
+                "IÄÄ! Cthulhu! Ph'nglui!",
+                "IÄÄ! Cthulhu! Fhtagn!",
+            ],
+        ),
         ("EE", "", ["Ph'nglui! Fhtagn!"]),  # only Elder Signs: K8 (D7)
         ("E", "I1", ["Ph'nglui! Fhtagn!", "Fhtagn!"]),  # K9 needs I and a tentacle laid out
         ("E", "I", ["Ph'nglui! Fhtagn!"]),  # no tentacle in the layout: no Fhtagn! (D4)
@@ -83,7 +92,9 @@ def test_every_word_has_several_pronunciations_in_model_phones() -> None:
     text = dictionary_text()
     assert "iaa IY AA\n" in text and "cthulhu(2) " in text
     assert "ph_ng NG\n" in text
-    assert len(text.splitlines()) == sum(len(p) for p in PRONUNCIATIONS.values()) + len(GARBAGE_PHONES)
+    assert len(text.splitlines()) == sum(len(p) for p in PRONUNCIATIONS.values()) + len(
+        GARBAGE_PHONES
+    )
 
 
 def test_grammar_holds_exactly_the_calls() -> None:
@@ -99,7 +110,9 @@ def test_grammar_holds_exactly_the_calls() -> None:
 
 def test_hypothesis_tokens_become_a_call() -> None:
     assert parse_tokens("iaa(3) cthulhu fhtagn(2)") == parse_call("IÄÄ! Cthulhu! Fhtagn!")
-    assert parse_tokens("iaa iaa(2) <sil> cthulhu(4) cthulhu") == parse_call("IÄÄ! Cthulhu!")  # repeats
+    assert parse_tokens("iaa iaa(2) <sil> cthulhu(4) cthulhu") == parse_call(
+        "IÄÄ! Cthulhu!"
+    )  # repeats
     assert parse_tokens("<sil>") is None
     assert parse_tokens("") is None
 
@@ -210,7 +223,11 @@ def test_the_kept_aside_set_shares_no_synthesiser_wording_or_talk_with_developme
     assert {ts.synth_of(it.voice) for it in kept} == {"festival"}
     kept_words = {w.lower() for ws in ts.KEPT_WORDINGS.values() for w in ws}
     kept_talk = set(ts.KEPT_TALK)
-    talk_words = {w.strip(",").lower() for p in kept_talk for w in p.split()} - {"the", "me", "your"}
+    talk_words = {w.strip(",").lower() for p in kept_talk for w in p.split()} - {
+        "the",
+        "me",
+        "your",
+    }
     for seed in ts.DEV_SEEDS:
         dev = ts.dev_plan(seed)
         assert {ts.synth_of(it.voice) for it in dev} == {"espeak-ng", "flite"}
@@ -253,8 +270,9 @@ def test_a_lone_allowed_call_counts_as_the_widest_legal_margin_and_is_flagged() 
 
     call = parse_call("IÄÄ!")
     lone = Features(call, 1.0, 0.0, 0.0, 0.1, 2).vector()
-    rivalled = Features(call, 1.0, 0.0, 0.0, 0.1, 2, legal_margin=-30.0,
-                        second=parse_call("Cthulhu!")).vector()
+    rivalled = Features(
+        call, 1.0, 0.0, 0.0, 0.1, 2, legal_margin=-30.0, second=parse_call("Cthulhu!")
+    ).vector()
     assert len(lone) == len(FEATURE_NAMES) == len(rivalled)
     at = FEATURE_NAMES.index("legal_margin")
     assert lone[at:] == (CLIP, 1.0)

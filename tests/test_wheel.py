@@ -24,12 +24,17 @@ FRAME = REPO / "calibration" / "samples" / "table-3cults.jpg"
 
 
 def _run(cmd: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run(
+        cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False
+    )
 
 
 def _clean_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items()
-            if not k.startswith(("COMPANION_", "PYTHON", "VIRTUAL_ENV"))}
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("COMPANION_", "PYTHON", "VIRTUAL_ENV"))
+    }
 
 
 @pytest.mark.slow
@@ -38,42 +43,95 @@ def test_the_installed_wheel_reads_a_frame_from_any_folder(tmp_path: Path) -> No
     # built from a copy of the tracked files: a build/ folder left in the checkout would
     # otherwise hand the wheel files that the build itself no longer puts there
     src = tmp_path / "src"
-    tracked = subprocess.run(["git", "-C", str(REPO), "ls-files", "-z"], capture_output=True, check=True,
-                             timeout=60).stdout.decode().split("\0")
+    tracked = (
+        subprocess.run(
+            ["git", "-C", str(REPO), "ls-files", "-z"], capture_output=True, check=True, timeout=60
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for name in filter(None, tracked):
         if (REPO / name).is_file():
             (src / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(REPO / name, src / name)
     dist = tmp_path / "dist"
-    built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
-                  "-q", "-w", str(dist), str(src)], src, env)
+    built = _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "-q",
+            "-w",
+            str(dist),
+            str(src),
+        ],
+        src,
+        env,
+    )
     assert built.returncode == 0, built.stderr
     (wheel,) = dist.glob("companion-*.whl")
 
     target = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(target)
     py = target / "bin" / "python"
-    site = Path(_run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                     tmp_path, env).stdout.strip())
+    site = Path(
+        _run(
+            [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            tmp_path,
+            env,
+        ).stdout.strip()
+    )
     (site / "zz_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    installed = _run([sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-index",
-                      "--no-deps", str(wheel)], tmp_path, env)
+    installed = _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(py),
+            "install",
+            "-q",
+            "--no-index",
+            "--no-deps",
+            str(wheel),
+        ],
+        tmp_path,
+        env,
+    )
     assert installed.returncode == 0, installed.stderr
 
     work = tmp_path / "elsewhere"
     work.mkdir()
     frame = work / "frame.jpg"
     shutil.copy(FRAME, frame)
-    where = _run([str(py), "-c", "import companion, companion.paths as p; print(companion.__file__); "
-                  "print(p.shipped_model('COMPANION_MODEL', 'faces.onnx'))"], work, env)
+    where = _run(
+        [
+            str(py),
+            "-c",
+            "import companion, companion.paths as p; print(companion.__file__); "
+            "print(p.shipped_model('COMPANION_MODEL', 'faces.onnx'))",
+        ],
+        work,
+        env,
+    )
     module, model = where.stdout.split()
-    assert Path(module).is_relative_to(site) and Path(model).is_relative_to(site / "companion" / "models")
+    assert Path(module).is_relative_to(site) and Path(model).is_relative_to(
+        site / "companion" / "models"
+    )
     assert not (site / "models").exists()  # not the checkout's layout
 
-    read = _run([str(target / "bin" / "companion"), "vision", "read", "frame.jpg", "--json"], work, env)
+    read = _run(
+        [str(target / "bin" / "companion"), "vision", "read", "frame.jpg", "--json"], work, env
+    )
     assert read.returncode == 0, read.stderr
     got = json.loads(read.stdout)
-    here = _run([sys.executable, "-m", "companion", "vision", "read", str(frame), "--json"], REPO, env)
+    here = _run(
+        [sys.executable, "-m", "companion", "vision", "read", str(frame), "--json"], REPO, env
+    )
     want = json.loads(here.stdout)
     faces = sorted(d["face"] for d in got["dice"])
     # the shipped model reads the sample's 1s and 2s '?' (README), the other ten their motif

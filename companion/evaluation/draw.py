@@ -58,10 +58,15 @@ def jsonl_centers(truth: Path, image_name: str) -> list[tuple[float, float]] | N
     return None
 
 
-def _matches(reads: Sequence[DieReading], truth: Sequence[tuple[float, float]]) -> tuple[set[int], set[int]]:
+def _matches(
+    reads: Sequence[DieReading], truth: Sequence[tuple[float, float]]
+) -> tuple[set[int], set[int]]:
     """Indices of reads and of true centers paired one to one within MATCH_PX, nearest first."""
-    pairs = sorted((float(np.hypot(r.x - t[0], r.y - t[1])), i, j)
-                   for i, r in enumerate(reads) for j, t in enumerate(truth))
+    pairs = sorted(
+        (float(np.hypot(r.x - t[0], r.y - t[1])), i, j)
+        for i, r in enumerate(reads)
+        for j, t in enumerate(truth)
+    )
     got: set[int] = set()
     hit: set[int] = set()
     for d, i, j in pairs:
@@ -71,14 +76,20 @@ def _matches(reads: Sequence[DieReading], truth: Sequence[tuple[float, float]]) 
     return got, hit
 
 
-def _label(img: ImageBGR, text: str, org: tuple[int, int], color: tuple[int, int, int], scale: float) -> None:
+def _label(
+    img: ImageBGR, text: str, org: tuple[int, int], color: tuple[int, int, int], scale: float
+) -> None:
     th = max(1, round(scale * 2))
     cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), th + 2, cv2.LINE_AA)
     cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, color, th, cv2.LINE_AA)
 
 
-def draw_reads(image: ImageBGR, reads: Sequence[DieReading], reasons: Sequence[str] | None = None,
-               truth: Sequence[tuple[float, float]] | None = None) -> ImageBGR:
+def draw_reads(
+    image: ImageBGR,
+    reads: Sequence[DieReading],
+    reasons: Sequence[str] | None = None,
+    truth: Sequence[tuple[float, float]] | None = None,
+) -> ImageBGR:
     """A copy of ``image`` with the reads (and, given a truth, the misses and phantoms) drawn on it."""
     out = image.copy()
     scale = max(0.35, min(out.shape[:2]) / 1000)
@@ -92,8 +103,13 @@ def draw_reads(image: ImageBGR, reads: Sequence[DieReading], reasons: Sequence[s
         top = int(np.asarray(r.corners)[:, 1].min())
         _label(out, text, (int(r.x) - 20, max(12, top - 4)), color, scale)
         if r.face == UNKNOWN and reasons is not None and reasons[i]:
-            _label(out, reasons[i][:32], (int(r.x) - 20, int(np.asarray(r.corners)[:, 1].max()) + 14), color,
-                   scale * 0.7)
+            _label(
+                out,
+                reasons[i][:32],
+                (int(r.x) - 20, int(np.asarray(r.corners)[:, 1].max()) + 14),
+                color,
+                scale * 0.7,
+            )
     for j, (x, y) in enumerate(truth or []):
         if j in hit:
             cv2.circle(out, (round(x), round(y)), 3, WHITE, -1, cv2.LINE_AA)
@@ -112,9 +128,13 @@ def main(argv: list[str] | None = None) -> int:
     from companion.vision.image_file import load_image
     from companion.vision.read import Reader
 
-    ap = argparse.ArgumentParser(prog="python -m companion.evaluation.draw", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m companion.evaluation.draw", description=__doc__.splitlines()[0]
+    )
     ap.add_argument("images", nargs="+", metavar="IMAGE")
-    ap.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder for the drawn PNGs")
+    ap.add_argument(
+        "--out", type=Path, required=True, metavar="DIR", help="folder for the drawn PNGs"
+    )
     ap.add_argument("--finder", choices=FINDERS, default="net")
     ap.add_argument("--profile", default=None, metavar="PROFILE")
     args = ap.parse_args(argv)
@@ -135,8 +155,13 @@ def main(argv: list[str] | None = None) -> int:
         found = reader.finder(image)
         reads = reader.read_found(image, found)
         label, jsonl = Path(name).with_suffix(".txt"), Path(name).parent / "truth.jsonl"
-        truth = (yolo_centers(label, image.shape[1], image.shape[0]) if label.is_file()
-                 else jsonl_centers(jsonl, Path(name).name) if jsonl.is_file() else None)
+        truth = (
+            yolo_centers(label, image.shape[1], image.shape[0])
+            if label.is_file()
+            else jsonl_centers(jsonl, Path(name).name)
+            if jsonl.is_file()
+            else None
+        )
         drawn = draw_reads(image, reads, [d.reason for d in found], truth)
         dest = args.out / (Path(name).stem + ".png")
         if not cv2.imwrite(str(dest), drawn):

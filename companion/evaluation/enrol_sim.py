@@ -35,7 +35,9 @@ class SimulatedEnrolment:
 
     def __init__(self, clf: FaceClassifier, finder: Finder) -> None:
         self.clf, self.finder = clf, finder
-        self.crops: dict[str, tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[np.int64]]] = {}
+        self.crops: dict[
+            str, tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[np.int64]]
+        ] = {}
         self.profiles: dict[tuple[str, ...], Profile] = {}
         self.styles: dict[str, Style] = {}
 
@@ -43,7 +45,9 @@ class SimulatedEnrolment:
         """Sets not in styles.py (families.py draws them), known by their name."""
         self.styles.update((s.name, s) for s in styles)
 
-    def style_crops(self, name: str) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    def style_crops(
+        self, name: str
+    ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """Crops, motifs and frame numbers of one set's enrolment frames."""
         if name not in self.crops:
             style = self.styles.get(name) or style_by_name(name)
@@ -57,7 +61,11 @@ class SimulatedEnrolment:
                     crops.append(cut)
                     labels.extend([k] * len(cut))
                     frames.extend([FRAMES_PER_MOTIF * k + j] * len(cut))
-            self.crops[name] = (np.concatenate(crops), np.asarray(labels, np.int64), np.asarray(frames, np.int64))
+            self.crops[name] = (
+                np.concatenate(crops),
+                np.asarray(labels, np.int64),
+                np.asarray(frames, np.int64),
+            )
         return self.crops[name]
 
     def profile(self, names: Sequence[str]) -> Profile:
@@ -66,6 +74,10 @@ class SimulatedEnrolment:
             parts = [self.style_crops(n) for n in key]
             # Frames of different sets are different frames.
             frames = np.concatenate([p[2] + 1000 * i for i, p in enumerate(parts)])
-            self.profiles[key] = fit_profile(self.clf, np.concatenate([p[0] for p in parts]),
-                                             np.concatenate([p[1] for p in parts]), frames)
+            self.profiles[key] = fit_profile(
+                self.clf,
+                np.concatenate([p[0] for p in parts]),
+                np.concatenate([p[1] for p in parts]),
+                frames,
+            )
         return self.profiles[key]

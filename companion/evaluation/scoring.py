@@ -106,7 +106,12 @@ def corner_error(found: npt.ArrayLike, truth: npt.ArrayLike) -> float:
 def outside_frame(corners: npt.ArrayLike, width: int, height: int) -> bool:
     """True when part of the polygon lies outside a width x height frame."""
     c = np.asarray(corners, np.float64).reshape(-1, 2)
-    return bool(c[:, 0].min() < 0 or c[:, 1].min() < 0 or c[:, 0].max() > width - 1 or c[:, 1].max() > height - 1)
+    return bool(
+        c[:, 0].min() < 0
+        or c[:, 1].min() < 0
+        or c[:, 0].max() > width - 1
+        or c[:, 1].max() > height - 1
+    )
 
 
 def tally_frame(

@@ -11,6 +11,16 @@ from companion.synth.frame import (
 from companion.synth.styles import ALL_STYLES, HELD_OUT, TRAIN, VALIDATION, Style, style_by_name
 
 __all__ = [
-    "ALL_STYLES", "FACES", "HELD_OUT", "TRAIN", "VALIDATION", "DiePlacement", "DieTruth",
-    "RenderedFrame", "Style", "render_frame", "render_placed", "style_by_name",
+    "ALL_STYLES",
+    "FACES",
+    "HELD_OUT",
+    "TRAIN",
+    "VALIDATION",
+    "DiePlacement",
+    "DieTruth",
+    "RenderedFrame",
+    "Style",
+    "render_frame",
+    "render_placed",
+    "style_by_name",
 ]

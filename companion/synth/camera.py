@@ -48,9 +48,13 @@ class Camera:
 
     def table_to_image(self) -> F64:
         """Homography from the table plane (Z = 0) to the image."""
-        src = np.array([[0, 0], [self.width, 0], [self.width, self.height], [0, self.height]], np.float64)
+        src = np.array(
+            [[0, 0], [self.width, 0], [self.width, self.height], [0, self.height]], np.float64
+        )
         dst = self.project(np.column_stack([src, np.zeros(4)]))
-        return np.asarray(cv2.getPerspectiveTransform(src.astype(np.float32), dst.astype(np.float32)), np.float64)
+        return np.asarray(
+            cv2.getPerspectiveTransform(src.astype(np.float32), dst.astype(np.float32)), np.float64
+        )
 
     def image_to_table(self, xy: npt.ArrayLike) -> F64:
         pts = np.asarray(xy, np.float64).reshape(-1, 1, 2)
@@ -68,7 +72,9 @@ def light_field(rng: np.random.Generator, width: int, height: int) -> npt.NDArra
     """Smooth multiplicative light: a gradient plus a soft spot."""
     yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
     a = rng.uniform(0, 2 * math.pi)
-    grad = (np.cos(a) * (xx / width - 0.5) + np.sin(a) * (yy / height - 0.5)) * rng.uniform(0.0, 0.6)
+    grad = (np.cos(a) * (xx / width - 0.5) + np.sin(a) * (yy / height - 0.5)) * rng.uniform(
+        0.0, 0.6
+    )
     sx, sy = rng.uniform(0, width), rng.uniform(0, height)
     r = rng.uniform(0.4, 1.2) * max(width, height)
     spot = np.exp(-((xx - sx) ** 2 + (yy - sy) ** 2) / (2 * r * r)) * rng.uniform(0.0, 0.35)

@@ -16,8 +16,14 @@ from companion.synth.frame import DieTruth, RenderedFrame, render_frame
 from companion.synth.styles import TRAIN, Style
 
 
-def render_closeup(seed: int, *, size: int = 96, edge: tuple[float, float] = (48.0, 65.0),
-                   offset: float = 0.0, styles: Sequence[Style] = TRAIN) -> RenderedFrame:
+def render_closeup(
+    seed: int,
+    *,
+    size: int = 96,
+    edge: tuple[float, float] = (48.0, 65.0),
+    offset: float = 0.0,
+    styles: Sequence[Style] = TRAIN,
+) -> RenderedFrame:
     """A size x size frame whose central die has an edge in ``edge`` (pixels).
 
     The die's center lies ``offset`` pixels from the frame's center (in a
@@ -29,8 +35,14 @@ def render_closeup(seed: int, *, size: int = 96, edge: tuple[float, float] = (48
     for attempt in range(50):
         e = float(rng.uniform(*edge))
         # A small table whose dice already have the wanted size: cheap to draw.
-        f = render_frame(seed * 50 + attempt, n_dice=7, size=(3 * size, 3 * size), styles=styles,
-                         edge_range=(e, e), tilt_deg=float(rng.uniform(0, 15)))
+        f = render_frame(
+            seed * 50 + attempt,
+            n_dice=7,
+            size=(3 * size, 3 * size),
+            styles=styles,
+            edge_range=(e, e),
+            tilt_deg=float(rng.uniform(0, 15)),
+        )
         h, w = f.image.shape[:2]
         a = float(rng.uniform(0, 2 * np.pi))
         shift = np.array([np.cos(a), np.sin(a)]) * offset
@@ -51,7 +63,10 @@ def _cut(f: RenderedFrame, chosen: DieTruth, x0: int, y0: int, size: int) -> Ren
     def moved(d: DieTruth) -> DieTruth:
         return replace(d, center=(d.center[0] - x0, d.center[1] - y0), corners=d.corners - off)
 
-    inside = [moved(d) for d in f.dice if d is not chosen
-              and 0 <= d.center[0] - x0 < size and 0 <= d.center[1] - y0 < size]
-    image = np.ascontiguousarray(f.image[y0:y0 + size, x0:x0 + size])
+    inside = [
+        moved(d)
+        for d in f.dice
+        if d is not chosen and 0 <= d.center[0] - x0 < size and 0 <= d.center[1] - y0 < size
+    ]
+    image = np.ascontiguousarray(f.image[y0 : y0 + size, x0 : x0 + size])
     return RenderedFrame(image, [moved(chosen), *inside])

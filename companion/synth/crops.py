@@ -30,7 +30,9 @@ class CropSet:
     frames: npt.NDArray[np.int64]  # seed of the frame each crop comes from
 
 
-def jitter_corners(corners: npt.ArrayLike, rng: np.random.Generator, amount: float = 1.0) -> npt.NDArray[np.float64]:
+def jitter_corners(
+    corners: npt.ArrayLike, rng: np.random.Generator, amount: float = 1.0
+) -> npt.NDArray[np.float64]:
     """Corners as an imperfect die finder might report them."""
     c = np.asarray(corners, np.float64).reshape(4, 2)
     center = c.mean(axis=0)
@@ -40,8 +42,9 @@ def jitter_corners(corners: npt.ArrayLike, rng: np.random.Generator, amount: flo
     return np.asarray(moved + rng.normal(0, 0.025 * edge * amount, (4, 2)), np.float64)
 
 
-def background_squares(dice: Sequence[npt.ArrayLike], shape: tuple[int, ...], count: int,
-                       rng: np.random.Generator) -> list[npt.NDArray[np.float64]]:
+def background_squares(
+    dice: Sequence[npt.ArrayLike], shape: tuple[int, ...], count: int, rng: np.random.Generator
+) -> list[npt.NDArray[np.float64]]:
     """Up to `count` die-sized squares of the table that touch no die (the dice's own top-face corners)."""
     faces = [np.asarray(c, np.float64).reshape(4, 2) for c in dice]
     if not faces:
@@ -56,16 +59,26 @@ def background_squares(dice: Sequence[npt.ArrayLike], shape: tuple[int, ...], co
         edge = float(rng.choice(edges)) * rng.uniform(0.8, 1.2)
         c = rng.uniform([edge, edge], [w - edge, h - edge])
         # clear of every die by more than a die and a half (its sides and shadow included)
-        if np.any(np.linalg.norm(centres - c, axis=1) < 1.5 * (np.asarray(edges) + edge) / 2 + edge * 0.3):
+        if np.any(
+            np.linalg.norm(centres - c, axis=1) < 1.5 * (np.asarray(edges) + edge) / 2 + edge * 0.3
+        ):
             continue
         a = rng.uniform(0, np.pi / 2)
         r = edge / np.sqrt(2)
-        out.append(np.array([[c[0] + r * np.cos(a + k * np.pi / 2), c[1] + r * np.sin(a + k * np.pi / 2)]
-                             for k in range(4)]))
+        out.append(
+            np.array(
+                [
+                    [c[0] + r * np.cos(a + k * np.pi / 2), c[1] + r * np.sin(a + k * np.pi / 2)]
+                    for k in range(4)
+                ]
+            )
+        )
     return out
 
 
-def _frame_crops(args: tuple[int, tuple[Style, ...], int, float, tuple[int, int], int]) -> tuple[list[npt.NDArray[np.uint8]], list[int], list[str], int]:
+def _frame_crops(
+    args: tuple[int, tuple[Style, ...], int, float, tuple[int, int], int],
+) -> tuple[list[npt.NDArray[np.uint8]], list[int], list[str], int]:
     seed, styles, per_die, jitter, size, background = args
     rng = np.random.default_rng(seed + 7_000_003)
     frame = render_frame(seed, n_dice=int(rng.integers(4, 17)), size=size, styles=styles)
@@ -75,15 +88,25 @@ def _frame_crops(args: tuple[int, tuple[Style, ...], int, float, tuple[int, int]
             imgs.append(cut_face(frame.image, jitter_corners(die.corners, rng, jitter)))
             labels.append(FACES.index(die.face))
             names.append(die.style)
-    for quad in background_squares([d.corners for d in frame.dice], frame.image.shape, background, rng):
+    for quad in background_squares(
+        [d.corners for d in frame.dice], frame.image.shape, background, rng
+    ):
         imgs.append(cut_face(frame.image, quad))
         labels.append(NOT_DIE)
         names.append("table")
     return imgs, labels, names, seed
 
 
-def make_crops(seeds: Sequence[int], styles: Sequence[Style], *, per_die: int = 1, jitter: float = 1.0,
-               size: tuple[int, int] = (640, 480), workers: int = 1, background: int = 0) -> CropSet:
+def make_crops(
+    seeds: Sequence[int],
+    styles: Sequence[Style],
+    *,
+    per_die: int = 1,
+    jitter: float = 1.0,
+    size: tuple[int, int] = (640, 480),
+    workers: int = 1,
+    background: int = 0,
+) -> CropSet:
     """Render one frame per seed and cut every die (per_die jittered crops each), and up to
     `background` squares of the table clear of any die (labelled NOT_DIE)."""
     jobs = [(int(s), tuple(styles), per_die, jitter, size, background) for s in seeds]

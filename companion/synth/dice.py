@@ -39,16 +39,27 @@ def _face_geometry(size: int) -> tuple[F32, F32, F32, F32]:
 
 def _shift(mask: F32, dx: float, dy: float) -> F32:
     m = np.array([[1, 0, dx], [0, 1, dy]], np.float32)
-    return np.asarray(cv2.warpAffine(mask, m, (mask.shape[1], mask.shape[0]), borderValue=0), np.float32)
+    return np.asarray(
+        cv2.warpAffine(mask, m, (mask.shape[1], mask.shape[0]), borderValue=0), np.float32
+    )
 
 
-def face_texture(style: Style, face: str, rng: np.random.Generator, light: tuple[float, float]) -> tuple[F32, F32]:
+def face_texture(
+    style: Style, face: str, rng: np.random.Generator, light: tuple[float, float]
+) -> tuple[F32, F32]:
     """BGR (0..255 float) and alpha of a die's top face, TEXTURE pixels square."""
     s = TEXTURE
     alpha, bevel, nx, ny = _face_geometry(s)
     art = style.art
-    mask = motif_mask(face, s, lettering=art.lettering, tentacle=art.tentacle,
-                      arrangement=art.arrangement, elder=art.elder, rng=rng)
+    mask = motif_mask(
+        face,
+        s,
+        lettering=art.lettering,
+        tentacle=art.tentacle,
+        arrangement=art.arrangement,
+        elder=art.elder,
+        rng=rng,
+    )
     # Print registration differs a little from die to die.
     sc = rng.uniform(0.93, 1.05)
     aff = cv2.getRotationMatrix2D((s / 2, s / 2), rng.uniform(-4, 4), sc)
@@ -69,7 +80,9 @@ def face_texture(style: Style, face: str, rng: np.random.Generator, light: tuple
         warp = cv2.GaussianBlur(rng.normal(0, 1, (s, s)).astype(np.float32), (0, 0), 10) * 40
         f = rng.uniform(3, 8)
         veins = np.sin(2 * math.pi * f * (xx0 * rng.uniform(-1, 1) + yy0) + warp)
-        color = color + (veins[..., None] * rng.uniform(10, 35)) * np.array(rng.uniform(0.6, 1.2, 3), np.float32)
+        color = color + (veins[..., None] * rng.uniform(10, 35)) * np.array(
+            rng.uniform(0.6, 1.2, 3), np.float32
+        )
     m = mask[..., None]
     color = color * (1 - m) + ink[None, None, :] * m
     lx, ly = light
@@ -78,7 +91,9 @@ def face_texture(style: Style, face: str, rng: np.random.Generator, light: tuple
         lit_wall = np.clip(_shift(mask, -lx * d, -ly * d) - mask, 0, 1)
         dark_wall = np.clip(mask - _shift(mask, lx * d, ly * d), 0, 1)
         color = color * (1 - 0.45 * dark_wall[..., None]) + 70 * lit_wall[..., None]
-    elif art.finish == "raised":  # the ink stands proud: lit on the light's side, a shadow on the other
+    elif (
+        art.finish == "raised"
+    ):  # the ink stands proud: lit on the light's side, a shadow on the other
         d = s * 0.02
         lit_edge = np.clip(mask - _shift(mask, lx * d, ly * d), 0, 1)
         shadow = np.clip(_shift(mask, -lx * d, -ly * d) - mask, 0, 1)
@@ -106,8 +121,14 @@ def _ring(corners: F64, inset: float) -> F64:
     return np.array(out)
 
 
-def draw_die(img: F32, top: F64, bottom: F64, texture: tuple[F32, F32], style: Style,
-             light: tuple[float, float]) -> None:
+def draw_die(
+    img: F32,
+    top: F64,
+    bottom: F64,
+    texture: tuple[F32, F32],
+    style: Style,
+    light: tuple[float, float],
+) -> None:
     """Draw a die in place: its visible sides, then its textured top face.
 
     `top` and `bottom` are the image corners of the top face and of the
@@ -148,17 +169,23 @@ def draw_die(img: F32, top: F64, bottom: F64, texture: tuple[F32, F32], style: S
             continue
         shade = 0.45 + 0.3 * max(0.0, float(n[0] * lx + n[1] * ly))
         inset = _RADIUS * 0.6
-        quad_in = np.array([
-            quad[0] + (quad[1] - quad[0]) * inset, quad[1] + (quad[0] - quad[1]) * inset,
-            quad[2] + (quad[3] - quad[2]) * inset, quad[3] + (quad[2] - quad[3]) * inset,
-        ])
+        quad_in = np.array(
+            [
+                quad[0] + (quad[1] - quad[0]) * inset,
+                quad[1] + (quad[0] - quad[1]) * inset,
+                quad[2] + (quad[3] - quad[2]) * inset,
+                quad[3] + (quad[2] - quad[3]) * inset,
+            ]
+        )
         fill(quad_in, body * shade)
     tex, alpha = texture
     s = tex.shape[0]
     src = np.array([[0, 0], [s, 0], [s, s], [0, s]], np.float32)
     hmat = cv2.getPerspectiveTransform(src, (top - off).astype(np.float32))
     size = (x1 - x0, y1 - y0)
-    wt = cv2.warpPerspective(tex, hmat, size, flags=cv2.INTER_AREA if s > 2 * max(size) else cv2.INTER_LINEAR)
+    wt = cv2.warpPerspective(
+        tex, hmat, size, flags=cv2.INTER_AREA if s > 2 * max(size) else cv2.INTER_LINEAR
+    )
     wa = cv2.warpPerspective(alpha, hmat, size, flags=cv2.INTER_LINEAR)
     if style.body.translucent:
         # Light passes through: the body shows a blurred, tinted table.

@@ -27,8 +27,16 @@ F64 = npt.NDArray[np.float64]
 # New drawings (the old ones of motifs.py stay where they are).
 NEW_TENTACLES = ("taper", "spiral", "zigzag", "beads", "hollow", "dotted", "leaf", "lash")
 NEW_ARRANGEMENTS = ("radial", "splay", "stagger", "diagonal", "hang")
-NEW_ELDER_SIGNS = ("star_solid", "star_cut", "star_ring", "asterisk", "pentagon_eye", "trident", "star_outline",
-                   "branch_curved")
+NEW_ELDER_SIGNS = (
+    "star_solid",
+    "star_cut",
+    "star_ring",
+    "asterisk",
+    "pentagon_eye",
+    "trident",
+    "star_outline",
+    "branch_curved",
+)
 _CONTENT = 0.64
 
 # Whole families per split. Typefaces are split by type family.
@@ -57,13 +65,18 @@ def _split_of(kind: str, name: str) -> str:
 
 def typefaces(split: str) -> tuple[str, ...]:
     """Typeface names whose type family belongs to a split."""
-    return tuple(n for n, lt in sorted(letterings().items()) if _split_of("type", lt.family) == split)
+    return tuple(
+        n for n, lt in sorted(letterings().items()) if _split_of("type", lt.family) == split
+    )
 
 
 def drawings(kind: str, split: str, old: tuple[str, ...], new: tuple[str, ...]) -> tuple[str, ...]:
     """The drawings of one kind in a split; the old ones are training drawings."""
-    return tuple(n for n in old + new if _split_of(kind, n) == split) if split != "train" else old + tuple(
-        n for n in new if _split_of(kind, n) == "train")
+    return (
+        tuple(n for n in old + new if _split_of(kind, n) == split)
+        if split != "train"
+        else old + tuple(n for n in new if _split_of(kind, n) == "train")
+    )
 
 
 # ---------------------------------------------------------------- lettering
@@ -102,8 +115,13 @@ def _path(kind: str, rng: np.random.Generator) -> tuple[F64, F64]:
     heading = -math.pi / 2 + np.cumsum(curv) / n
     pts = np.cumsum(np.stack([np.cos(heading), np.sin(heading)], axis=1) / n, axis=0)
     pts = np.vstack([[0.0, 0.0], pts[:-1]])
-    base, tip = {"leaf": (0.14, 0.02), "lash": (0.1, 0.03), "hollow": (0.22, 0.05), "beads": (0.2, 0.06),
-                 "dotted": (0.2, 0.04)}.get(kind, (0.17, 0.02))
+    base, tip = {
+        "leaf": (0.14, 0.02),
+        "lash": (0.1, 0.03),
+        "hollow": (0.22, 0.05),
+        "beads": (0.2, 0.06),
+        "dotted": (0.2, 0.04),
+    }.get(kind, (0.17, 0.02))
     w = base + (tip - base) * t
     if kind == "leaf":  # widest in the middle
         w = w * (0.6 + 1.2 * np.sin(math.pi * np.clip(t * 1.1, 0, 1)))
@@ -118,7 +136,9 @@ def _place(count: int, arrangement: str, paths: list[F64], rng: np.random.Genera
         if arrangement == "radial":  # from the centre outward, evenly spread
             ang = 2 * math.pi * i / max(count, 1) + (math.pi / 2 if count == 2 else 0.0)
             c, s = math.cos(ang), math.sin(ang)
-            p = pts @ np.array([[c, s], [-s, c]]) + np.array([0.12 * math.sin(ang), -0.12 * math.cos(ang)])
+            p = pts @ np.array([[c, s], [-s, c]]) + np.array(
+                [0.12 * math.sin(ang), -0.12 * math.cos(ang)]
+            )
             p = p if count > 1 else pts
         elif arrangement == "splay":  # from one base, spreading like fingers
             ang = k * 0.55
@@ -141,13 +161,27 @@ def _draw_tentacle(canvas: npt.NDArray[np.uint8], p: F64, w: F64, kind: str) -> 
     f = float(1 << shift)
 
     def line(a: F64, b: F64, width: float, value: int) -> None:
-        cv2.line(canvas, (int(a[0] * f), int(a[1] * f)), (int(b[0] * f), int(b[1] * f)), value,
-                 max(int(round(width)), 1), cv2.LINE_AA, shift)
+        cv2.line(
+            canvas,
+            (int(a[0] * f), int(a[1] * f)),
+            (int(b[0] * f), int(b[1] * f)),
+            value,
+            max(int(round(width)), 1),
+            cv2.LINE_AA,
+            shift,
+        )
 
     if kind == "beads":  # a chain of discs shrinking to the tip
         for j in range(0, len(p), 5):
-            cv2.circle(canvas, (int(p[j, 0] * f), int(p[j, 1] * f)), max(int(w[j] * 0.5 * f), int(f)), 255, -1,
-                       cv2.LINE_AA, shift)
+            cv2.circle(
+                canvas,
+                (int(p[j, 0] * f), int(p[j, 1] * f)),
+                max(int(w[j] * 0.5 * f), int(f)),
+                255,
+                -1,
+                cv2.LINE_AA,
+                shift,
+            )
         return
     for j in range(len(p) - 1):
         line(p[j], p[j + 1], w[j], 255)
@@ -156,12 +190,25 @@ def _draw_tentacle(canvas: npt.NDArray[np.uint8], p: F64, w: F64, kind: str) -> 
             line(p[j], p[j + 1], max(w[j] - 5.0, 1.0), 0)
     elif kind == "dotted":  # dark dots down the middle of the arm
         for j in range(4, len(p) - 8, 6):
-            cv2.circle(canvas, (int(p[j, 0] * f), int(p[j, 1] * f)), max(int(w[j] * 0.22 * f), int(f)), 0, -1,
-                       cv2.LINE_AA, shift)
+            cv2.circle(
+                canvas,
+                (int(p[j, 0] * f), int(p[j, 1] * f)),
+                max(int(w[j] * 0.22 * f), int(f)),
+                0,
+                -1,
+                cv2.LINE_AA,
+                shift,
+            )
 
 
-def tentacle_mask(size: int, count: int, kind: str, arrangement: str, rng: np.random.Generator,
-                  old_path: Callable[[str, np.random.Generator], tuple[F64, F64]]) -> Mask:
+def tentacle_mask(
+    size: int,
+    count: int,
+    kind: str,
+    arrangement: str,
+    rng: np.random.Generator,
+    old_path: Callable[[str, np.random.Generator], tuple[F64, F64]],
+) -> Mask:
     """`count` tentacles of a drawing (old or new), in an arrangement (old or new)."""
     paths, widths = [], []
     for _ in range(count):
@@ -219,10 +266,23 @@ def elder_mask(size: int, kind: str, rng: np.random.Generator) -> Mask:
 
     if kind in ("star_solid", "star_cut", "star_ring", "star_outline"):
         inner = rng.uniform(0.38, 0.5)
-        star = _star(1.0 if kind != "star_ring" else 0.82, inner * (1.0 if kind != "star_ring" else 0.82), rot)
+        star = _star(
+            1.0 if kind != "star_ring" else 0.82,
+            inner * (1.0 if kind != "star_ring" else 0.82),
+            rot,
+        )
         poly(star, kind != "star_outline")
         if kind == "star_cut":  # a flame or an eye cut out of the solid star
-            flame = np.array([(0, -0.32), (0.13, -0.05), (0.16, 0.12), (0.0, 0.26), (-0.16, 0.12), (-0.13, -0.05)])
+            flame = np.array(
+                [
+                    (0, -0.32),
+                    (0.13, -0.05),
+                    (0.16, 0.12),
+                    (0.0, 0.26),
+                    (-0.16, 0.12),
+                    (-0.13, -0.05),
+                ]
+            )
             poly(flame * rng.uniform(0.8, 1.1), True, 0)
         if kind == "star_ring":
             cv2.circle(canvas, (int(c[0]), int(c[1])), int(r), 255, th, cv2.LINE_AA)
@@ -235,23 +295,58 @@ def elder_mask(size: int, kind: str, rng: np.random.Generator) -> Mask:
             cv2.line(canvas, (int(c[0]), int(c[1])), (int(e[0]), int(e[1])), 255, th, cv2.LINE_AA)
             cv2.circle(canvas, (int(e[0]), int(e[1])), max(int(th * 1.1), 2), 255, -1, cv2.LINE_AA)
     elif kind == "pentagon_eye":  # a pentagon holding an eye
-        pent = np.array([(math.cos(-math.pi / 2 + rot + k * 2 * math.pi / 5), math.sin(-math.pi / 2 + rot + k * 2 * math.pi / 5))
-                         for k in range(5)])
+        pent = np.array(
+            [
+                (
+                    math.cos(-math.pi / 2 + rot + k * 2 * math.pi / 5),
+                    math.sin(-math.pi / 2 + rot + k * 2 * math.pi / 5),
+                )
+                for k in range(5)
+            ]
+        )
         poly(pent, False)
-        cv2.ellipse(canvas, (int(c[0]), int(c[1])), (int(r * 0.42), int(r * 0.22)), 0, 0, 360, 255, th, cv2.LINE_AA)
+        cv2.ellipse(
+            canvas,
+            (int(c[0]), int(c[1])),
+            (int(r * 0.42), int(r * 0.22)),
+            0,
+            0,
+            360,
+            255,
+            th,
+            cv2.LINE_AA,
+        )
         cv2.circle(canvas, (int(c[0]), int(c[1])), max(int(r * 0.12), 2), 255, -1, cv2.LINE_AA)
     elif kind == "trident":  # a stem ending in three prongs, and a cross bar
-        segs = [((0, 1), (0, -0.6)), ((-0.5, -0.2), (0.5, -0.2)), ((-0.5, -0.2), (-0.5, -0.9)),
-                ((0.5, -0.2), (0.5, -0.9)), ((0, -0.6), (0, -1.0)), ((-0.3, 0.55), (0.3, 0.55))]
+        segs = [
+            ((0, 1), (0, -0.6)),
+            ((-0.5, -0.2), (0.5, -0.2)),
+            ((-0.5, -0.2), (-0.5, -0.9)),
+            ((0.5, -0.2), (0.5, -0.9)),
+            ((0, -0.6), (0, -1.0)),
+            ((-0.3, 0.55), (0.3, 0.55)),
+        ]
         for sa, sb in segs:
             pa, pb = c + r * np.array(sa), c + r * np.array(sb)
-            cv2.line(canvas, (int(pa[0]), int(pa[1])), (int(pb[0]), int(pb[1])), 255, th, cv2.LINE_AA)
+            cv2.line(
+                canvas, (int(pa[0]), int(pa[1])), (int(pb[0]), int(pb[1])), 255, th, cv2.LINE_AA
+            )
     else:  # branch_curved: Lovecraft's sign, its branches bent like a plant
         stem = np.stack([np.zeros(20), np.linspace(1, -1, 20)], axis=1)
-        cv2.polylines(canvas, [np.round((stem * r + c) * 16).astype(np.int32)], False, 255, th, cv2.LINE_AA, 4)
+        cv2.polylines(
+            canvas, [np.round((stem * r + c) * 16).astype(np.int32)], False, 255, th, cv2.LINE_AA, 4
+        )
         for y0 in (0.45, 0.0, -0.45):
             for sgn in (-1, 1):
                 t = np.linspace(0, 1, 12)
                 br = np.stack([sgn * 0.55 * t, y0 - 0.5 * t**0.6], axis=1)
-                cv2.polylines(canvas, [np.round((br * r + c) * 16).astype(np.int32)], False, 255, th, cv2.LINE_AA, 4)
+                cv2.polylines(
+                    canvas,
+                    [np.round((br * r + c) * 16).astype(np.int32)],
+                    False,
+                    255,
+                    th,
+                    cv2.LINE_AA,
+                    4,
+                )
     return canvas.astype(np.float32) / 255.0

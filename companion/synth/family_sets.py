@@ -45,17 +45,44 @@ def family_styles(split: str, n: int, seed: int) -> tuple[Style, ...]:
     for i in range(n):
         body = _colour(rng)
         for _ in range(100):
-            ink = _colour(rng) if rng.random() < 0.7 else np.array([(60, 170, 215), (185, 185, 180), (25, 25, 25),
-                                                                    (245, 245, 245)][int(rng.integers(4))], np.float64)
+            ink = (
+                _colour(rng)
+                if rng.random() < 0.7
+                else np.array(
+                    [(60, 170, 215), (185, 185, 180), (25, 25, 25), (245, 245, 245)][
+                        int(rng.integers(4))
+                    ],
+                    np.float64,
+                )
+            )
             if abs(_luma(ink) - _luma(body)) >= 60:
                 break
         else:
             ink = np.array((245, 245, 245) if _luma(body) < 128 else (25, 25, 25), np.float64)
-        finish = ("printed", "engraved", "raised", "outline")[int(rng.choice(4, p=[0.35, 0.25, 0.3, 0.1]))]
-        art = Art(f"{split}{i}", str(rng.choice(faces)), str(rng.choice(tents)), str(rng.choice(arrs)),
-                  str(rng.choice(elders)), finish)
+        finish = ("printed", "engraved", "raised", "outline")[
+            int(rng.choice(4, p=[0.35, 0.25, 0.3, 0.1]))
+        ]
+        art = Art(
+            f"{split}{i}",
+            str(rng.choice(faces)),
+            str(rng.choice(tents)),
+            str(rng.choice(arrs)),
+            str(rng.choice(elders)),
+            finish,
+        )
         bc = tuple(int(v) for v in body)
         kind = rng.random()
-        out.append(Style(Body(f"body{i}", (bc[0], bc[1], bc[2]), translucent=kind < 0.12, marble=0.12 <= kind < 0.45),
-                         (int(ink[0]), int(ink[1]), int(ink[2])), f"ink{i}", art))
+        out.append(
+            Style(
+                Body(
+                    f"body{i}",
+                    (bc[0], bc[1], bc[2]),
+                    translucent=kind < 0.12,
+                    marble=0.12 <= kind < 0.45,
+                ),
+                (int(ink[0]), int(ink[1]), int(ink[2])),
+                f"ink{i}",
+                art,
+            )
+        )
     return tuple(out)

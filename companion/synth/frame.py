@@ -67,8 +67,15 @@ def _overlaps(poly: F64, others: list[F64]) -> bool:
     return False
 
 
-def _compose(rng: np.random.Generator, cam: Camera, dice: Sequence[DiePlacement], style: Style,
-             clutter: int, surface_kind: str | None, hard: tuple[np.random.Generator, int] | None = None) -> RenderedFrame:
+def _compose(
+    rng: np.random.Generator,
+    cam: Camera,
+    dice: Sequence[DiePlacement],
+    style: Style,
+    clutter: int,
+    surface_kind: str | None,
+    hard: tuple[np.random.Generator, int] | None = None,
+) -> RenderedFrame:
     w, h = cam.width, cam.height
     unit = float(np.mean([d.edge for d in dice])) if dice else rng.uniform(40, 160)
     # The table region the camera sees, with a little room around it.
@@ -94,8 +101,16 @@ def _compose(rng: np.random.Generator, cam: Camera, dice: Sequence[DiePlacement]
     shadow = np.asarray(cv2.GaussianBlur(shadow, (0, 0), max(unit * 0.12, 1.0)), np.float32)
     table *= (1 - 0.55 * np.clip(shadow, 0, 1))[..., None]
     shift = np.array([[1, 0, bx0], [0, 1, by0], [0, 0, 1]], np.float64)
-    img = np.asarray(cv2.warpPerspective(table, cam.table_to_image() @ shift, (w, h), flags=cv2.INTER_LINEAR,
-                                         borderMode=cv2.BORDER_REFLECT), np.float32)
+    img = np.asarray(
+        cv2.warpPerspective(
+            table,
+            cam.table_to_image() @ shift,
+            (w, h),
+            flags=cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REFLECT,
+        ),
+        np.float32,
+    )
     solids = []
     for d, foot in zip(dice, feet, strict=True):
         height = d.edge * 0.98
@@ -110,7 +125,10 @@ def _compose(rng: np.random.Generator, cam: Camera, dice: Sequence[DiePlacement]
         st = d.style or style
         a = math.radians(d.angle_deg)
         # The light direction as seen from the die's own face texture.
-        local_light = (light[0] * math.cos(a) + light[1] * math.sin(a), -light[0] * math.sin(a) + light[1] * math.cos(a))
+        local_light = (
+            light[0] * math.cos(a) + light[1] * math.sin(a),
+            -light[0] * math.sin(a) + light[1] * math.cos(a),
+        )
         tex = face_texture(st, d.face, rng, local_light)
         draw_die(img, top, bottom, tex, st, light)
         edge = float(np.mean(np.linalg.norm(top - np.roll(top, 1, axis=0), axis=1)))
@@ -121,15 +139,31 @@ def _compose(rng: np.random.Generator, cam: Camera, dice: Sequence[DiePlacement]
 
 def _camera(rng: np.random.Generator, size: tuple[int, int], tilt_deg: float | None) -> Camera:
     w, h = size
-    tilt = tilt_deg if tilt_deg is not None else (0.0 if rng.random() < 0.25 else rng.uniform(0, 25))
-    return Camera(w, h, distance=rng.uniform(1.0, 1.8) * w, tilt_deg=tilt, tilt_dir=rng.uniform(0, 2 * math.pi))
+    tilt = (
+        tilt_deg if tilt_deg is not None else (0.0 if rng.random() < 0.25 else rng.uniform(0, 25))
+    )
+    return Camera(
+        w,
+        h,
+        distance=rng.uniform(1.0, 1.8) * w,
+        tilt_deg=tilt,
+        tilt_dir=rng.uniform(0, 2 * math.pi),
+    )
 
 
-def render_frame(seed: int, *, n_dice: int | None = None, size: tuple[int, int] = (1280, 960),
-                 styles: Sequence[Style] = TRAIN, tilt_deg: float | None = None,
-                 edge_range: tuple[float, float] = (40.0, 160.0), clutter: bool = True,
-                 faces: Sequence[str] | None = None, hard_clutter: bool = False,
-                 surface_kind: str | None = None) -> RenderedFrame:
+def render_frame(
+    seed: int,
+    *,
+    n_dice: int | None = None,
+    size: tuple[int, int] = (1280, 960),
+    styles: Sequence[Style] = TRAIN,
+    tilt_deg: float | None = None,
+    edge_range: tuple[float, float] = (40.0, 160.0),
+    clutter: bool = True,
+    faces: Sequence[str] | None = None,
+    hard_clutter: bool = False,
+    surface_kind: str | None = None,
+) -> RenderedFrame:
     """A random table: 0-40 dice (or n_dice, fewer only if they cannot fit).
 
     Dice may touch but never overlap; one set (style) per frame, sometimes
@@ -161,8 +195,10 @@ def render_frame(seed: int, *, n_dice: int | None = None, size: tuple[int, int] 
             side = int(rng.integers(4)) * math.pi / 2 + a
             gap = (anchor.edge + e_img) / 2 + rng.uniform(0.5, 0.04 * e_img)
             slide = rng.uniform(-0.4, 0.4) * e_img
-            c = (anchor.center[0] + gap * math.cos(side) - slide * math.sin(side),
-                 anchor.center[1] + gap * math.sin(side) + slide * math.cos(side))
+            c = (
+                anchor.center[0] + gap * math.cos(side) - slide * math.sin(side),
+                anchor.center[1] + gap * math.sin(side) + slide * math.cos(side),
+            )
             angle = anchor.angle_deg + rng.normal(0, 3)
             ix, iy = cam.project([[c[0], c[1], 0.0]])[0]
             if not (e_img < ix < w - e_img and e_img < iy < h - e_img):
@@ -180,7 +216,15 @@ def render_frame(seed: int, *, n_dice: int | None = None, size: tuple[int, int] 
             face = faces[len(placed) % len(faces)]
         else:
             face = FACES[int(rng.choice(len(FACES), p=_FACE_P))]
-        placed.append(DiePlacement(face, (float(c[0]), float(c[1])), edge, angle, main if len(placed) % 2 == 0 else second))
+        placed.append(
+            DiePlacement(
+                face,
+                (float(c[0]), float(c[1])),
+                edge,
+                angle,
+                main if len(placed) % 2 == 0 else second,
+            )
+        )
         feet.append(foot)
     n_clutter = int(rng.integers(0, 6)) if clutter else 0
     hard = None
@@ -190,9 +234,16 @@ def render_frame(seed: int, *, n_dice: int | None = None, size: tuple[int, int] 
     return _compose(rng, cam, placed, main, n_clutter, surface_kind, hard)
 
 
-def render_placed(seed: int, placements: Sequence[DiePlacement], *, style: Style,
-                  size: tuple[int, int] = (1280, 960), tilt_deg: float = 0.0,
-                  clutter: int = 0, surface_kind: str | None = "mat") -> RenderedFrame:
+def render_placed(
+    seed: int,
+    placements: Sequence[DiePlacement],
+    *,
+    style: Style,
+    size: tuple[int, int] = (1280, 960),
+    tilt_deg: float = 0.0,
+    clutter: int = 0,
+    surface_kind: str | None = "mat",
+) -> RenderedFrame:
     """Draw the given dice where they are placed (the demo's simulated table).
 
     Placements are in table pixels, which are image pixels when tilt_deg is 0.
@@ -202,5 +253,11 @@ def render_placed(seed: int, placements: Sequence[DiePlacement], *, style: Style
         if p.face not in FACES:
             raise ValueError(f"unknown face {p.face!r}; expected one of {', '.join(FACES)}")
     rng = np.random.default_rng(seed)
-    cam = Camera(size[0], size[1], distance=1.4 * size[0], tilt_deg=tilt_deg, tilt_dir=rng.uniform(0, 2 * math.pi))
+    cam = Camera(
+        size[0],
+        size[1],
+        distance=1.4 * size[0],
+        tilt_deg=tilt_deg,
+        tilt_dir=rng.uniform(0, 2 * math.pi),
+    )
     return _compose(rng, cam, placements, style, clutter, surface_kind)

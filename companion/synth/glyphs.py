@@ -32,5 +32,7 @@ def letterings() -> dict[str, Lettering]:
     with np.load(path) as z:
         masks, widths = z["masks"], z["widths"]
         names, families = [str(n) for n in z["names"]], [str(f) for f in z["families"]]
-    return {n: Lettering(n, f, np.ascontiguousarray(masks[i, :, : int(widths[i])]))
-            for i, (n, f) in enumerate(zip(names, families, strict=True))}
+    return {
+        n: Lettering(n, f, np.ascontiguousarray(masks[i, :, : int(widths[i])]))
+        for i, (n, f) in enumerate(zip(names, families, strict=True))
+    }

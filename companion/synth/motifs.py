@@ -24,7 +24,9 @@ ELDER_SIGNS = ("branch", "star_eye", "rays", "twig")
 _CONTENT = 0.64
 
 
-def _fit(points: list[npt.NDArray[np.float64]], size: int, fill: float) -> tuple[float, float, float]:
+def _fit(
+    points: list[npt.NDArray[np.float64]], size: int, fill: float
+) -> tuple[float, float, float]:
     """Scale and offset that centre the union of point sets in the face."""
     allp = np.concatenate(points)
     lo, hi = allp.min(axis=0), allp.max(axis=0)
@@ -34,7 +36,9 @@ def _fit(points: list[npt.NDArray[np.float64]], size: int, fill: float) -> tuple
     return scale, size / 2 - mid[0] * scale, size / 2 - mid[1] * scale
 
 
-def _stroke(canvas: npt.NDArray[np.uint8], pts: npt.NDArray[np.float64], widths: npt.NDArray[np.float64]) -> None:
+def _stroke(
+    canvas: npt.NDArray[np.uint8], pts: npt.NDArray[np.float64], widths: npt.NDArray[np.float64]
+) -> None:
     """A tapered stroke: consecutive segments with round caps."""
     shift = 4  # sub-pixel precision for anti-aliased drawing
     f = float(1 << shift)
@@ -85,7 +89,9 @@ def _letter_mask(size: int, lettering: str, rng: np.random.Generator) -> Mask:
     return out.astype(np.float32) / 255.0
 
 
-def _tentacle_path(kind: str, rng: np.random.Generator) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+def _tentacle_path(
+    kind: str, rng: np.random.Generator
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Centre line (pointing up from the origin) and relative widths."""
     n = 60
     t = np.linspace(0.0, 1.0, n)
@@ -106,7 +112,9 @@ def _tentacle_path(kind: str, rng: np.random.Generator) -> tuple[npt.NDArray[np.
     return pts, base + (tip - base) * t
 
 
-def _tentacle_mask(size: int, count: int, kind: str, arrangement: str, rng: np.random.Generator) -> Mask:
+def _tentacle_mask(
+    size: int, count: int, kind: str, arrangement: str, rng: np.random.Generator
+) -> Mask:
     paths: list[npt.NDArray[np.float64]] = []
     widths: list[npt.NDArray[np.float64]] = []
     for i in range(count):
@@ -136,7 +144,9 @@ def _tentacle_mask(size: int, count: int, kind: str, arrangement: str, rng: np.r
     return canvas.astype(np.float32) / 255.0
 
 
-def _segments_mask(size: int, segs: list[tuple[tuple[float, float], tuple[float, float]]], width: float) -> npt.NDArray[np.uint8]:
+def _segments_mask(
+    size: int, segs: list[tuple[tuple[float, float], tuple[float, float]]], width: float
+) -> npt.NDArray[np.uint8]:
     pts = [np.array([a, b], np.float64) for a, b in segs]
     scale, ox, oy = _fit(pts, size, _CONTENT)
     canvas = np.zeros((size, size), np.uint8)
@@ -169,21 +179,40 @@ def _elder_mask(size: int, kind: str, rng: np.random.Generator) -> Mask:
             end = (0.42 * math.cos(a), 0.42 * math.sin(a))
             segs.append(((0.0, 0.0), end))
             for da in (-0.5, 0.5):
-                segs.append((end, (end[0] + 0.13 * math.cos(a + da), end[1] + 0.13 * math.sin(a + da))))
+                segs.append(
+                    (end, (end[0] + 0.13 * math.cos(a + da), end[1] + 0.13 * math.sin(a + da)))
+                )
     else:  # star_eye: pentagram, the eye drawn afterwards
-        star = [(0.5 * math.cos(-math.pi / 2 + k * 4 * math.pi / 5 + jit), 0.5 * math.sin(-math.pi / 2 + k * 4 * math.pi / 5 + jit)) for k in range(6)]
+        star = [
+            (
+                0.5 * math.cos(-math.pi / 2 + k * 4 * math.pi / 5 + jit),
+                0.5 * math.sin(-math.pi / 2 + k * 4 * math.pi / 5 + jit),
+            )
+            for k in range(6)
+        ]
         segs.extend((star[k], star[k + 1]) for k in range(5))
     width = 0.055 if kind != "star_eye" else 0.04
     canvas = _segments_mask(size, segs, width)
     if kind == "star_eye":
         c = size // 2
         axes = (int(size * 0.1), int(size * 0.055))
-        cv2.ellipse(canvas, (c, c + int(size * 0.02)), axes, 0, 0, 360, 255, max(size // 40, 1), cv2.LINE_AA)
+        cv2.ellipse(
+            canvas, (c, c + int(size * 0.02)), axes, 0, 0, 360, 255, max(size // 40, 1), cv2.LINE_AA
+        )
         cv2.circle(canvas, (c, c + int(size * 0.02)), max(size // 32, 1), 255, -1, cv2.LINE_AA)
     return canvas.astype(np.float32) / 255.0
 
 
-def motif_mask(face: str, size: int, *, lettering: str, tentacle: str, arrangement: str, elder: str, rng: np.random.Generator) -> Mask:
+def motif_mask(
+    face: str,
+    size: int,
+    *,
+    lettering: str,
+    tentacle: str,
+    arrangement: str,
+    elder: str,
+    rng: np.random.Generator,
+) -> Mask:
     """Ink mask of one motif (`I`, `1`, `2`, `3` or `E`) on a size x size face."""
     from companion.synth import families  # the newer drawing families (families.py)
 

@@ -43,8 +43,14 @@ def _paper(rng: np.random.Generator) -> F32:
     return img
 
 
-def _lines(img: F32, rng: np.random.Generator, period: float, offset: F32, ink: npt.NDArray[np.float32],
-           width: int) -> None:
+def _lines(
+    img: F32,
+    rng: np.random.Generator,
+    period: float,
+    offset: F32,
+    ink: npt.NDArray[np.float32],
+    width: int,
+) -> None:
     """Ruled lines every `period` pixels in both directions, starting at `offset`."""
     for axis in (0, 1):
         pos = float(offset[axis]) % period - period
@@ -61,11 +67,17 @@ def _grid(rng: np.random.Generator) -> F32:
     """Grid paper: the square the finder took is a cell (or a few), lines near its border."""
     img = _paper(rng)
     period = _INNER * rng.choice([1.0, 1.0, 0.5, 0.33, 1.0 / 4]) * rng.uniform(0.9, 1.1)
-    ink = _colour(rng, 40, 200) if rng.random() < 0.7 else np.full(3, rng.uniform(20, 150), np.float32)
+    ink = (
+        _colour(rng, 40, 200)
+        if rng.random() < 0.7
+        else np.full(3, rng.uniform(20, 150), np.float32)
+    )
     offset = np.asarray(CROP_MARGIN + rng.normal(0, 2.5, 2), np.float32)
     _lines(img, rng, period, offset, ink, int(rng.integers(1, 3)))
     if rng.random() < 0.4:  # heavier lines every few cells, as on engineering paper
-        _lines(img, rng, period * int(rng.integers(2, 6)), offset, ink * 0.7, int(rng.integers(2, 4)))
+        _lines(
+            img, rng, period * int(rng.integers(2, 6)), offset, ink * 0.7, int(rng.integers(2, 4))
+        )
     return img
 
 
@@ -82,9 +94,20 @@ def _tiles(rng: np.random.Generator) -> F32:
         for j in range(-2, 3):
             x0, y0 = off[0] + i * period + gap / 2, off[1] + j * period + gap / 2
             shade = tile * rng.uniform(0.9, 1.1) if rng.random() < 0.5 else tile
-            cv2.rectangle(img, (int(x0), int(y0)), (int(x0 + period - gap), int(y0 + period - gap)), shade.tolist(), -1)
+            cv2.rectangle(
+                img,
+                (int(x0), int(y0)),
+                (int(x0 + period - gap), int(y0 + period - gap)),
+                shade.tolist(),
+                -1,
+            )
     if rng.random() < 0.5:
-        img += rng.normal(0, rng.uniform(2, 10), (CROP_SIZE // 8, CROP_SIZE // 8, 1)).astype(np.float32).repeat(8, 0).repeat(8, 1)
+        img += (
+            rng.normal(0, rng.uniform(2, 10), (CROP_SIZE // 8, CROP_SIZE // 8, 1))
+            .astype(np.float32)
+            .repeat(8, 0)
+            .repeat(8, 1)
+        )
     return img
 
 
@@ -116,15 +139,28 @@ def _marker(rng: np.random.Generator, part: bool) -> F32:
 
 
 def _text(rng: np.random.Generator) -> F32:
-    img = np.ascontiguousarray(np.clip(_paper(rng), 0, 255).astype(np.uint8))  # putText draws on 8 bits only
+    img = np.ascontiguousarray(
+        np.clip(_paper(rng), 0, 255).astype(np.uint8)
+    )  # putText draws on 8 bits only
     ink = _colour(rng, 10, 120)
-    font = int(rng.choice([cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX,
-                           cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_PLAIN]))
+    font = int(
+        rng.choice(
+            [
+                cv2.FONT_HERSHEY_SIMPLEX,
+                cv2.FONT_HERSHEY_DUPLEX,
+                cv2.FONT_HERSHEY_COMPLEX,
+                cv2.FONT_HERSHEY_TRIPLEX,
+                cv2.FONT_HERSHEY_PLAIN,
+            ]
+        )
+    )
     scale = rng.uniform(0.35, 1.1)
     y = int(rng.uniform(4, 16))
     while y < CROP_SIZE + 10:
         text = "".join(rng.choice(list(_TEXT + "     "), int(rng.integers(3, 12))))
-        cv2.putText(img, text, (int(rng.uniform(-20, 8)), y), font, scale, ink.tolist(), 1, cv2.LINE_AA)
+        cv2.putText(
+            img, text, (int(rng.uniform(-20, 8)), y), font, scale, ink.tolist(), 1, cv2.LINE_AA
+        )
         y += int(scale * 30 * rng.uniform(0.8, 1.4)) + 2
     return img.astype(np.float32)
 
@@ -135,14 +171,25 @@ def _texture(rng: np.random.Generator) -> F32:
 
 
 def _coin(rng: np.random.Generator) -> F32:
-    img = surface(rng, CROP_SIZE, CROP_SIZE, float(_INNER), str(rng.choice(("felt", "wood", "paper"))))
-    metal = np.asarray(rng.choice([(60, 140, 200), (170, 170, 175), (50, 100, 160)]), np.float32) * rng.uniform(0.7, 1.2)
+    img = surface(
+        rng, CROP_SIZE, CROP_SIZE, float(_INNER), str(rng.choice(("felt", "wood", "paper")))
+    )
+    metal = np.asarray(
+        rng.choice([(60, 140, 200), (170, 170, 175), (50, 100, 160)]), np.float32
+    ) * rng.uniform(0.7, 1.2)
     r = int(_INNER / 2 * rng.uniform(0.8, 1.1))
     c = (CROP_SIZE // 2 + int(rng.normal(0, 2)), CROP_SIZE // 2 + int(rng.normal(0, 2)))
     cv2.circle(img, c, r, metal.tolist(), -1, cv2.LINE_AA)
     cv2.circle(img, c, r - 3, (metal * 0.8).tolist(), 1, cv2.LINE_AA)
     if rng.random() < 0.6:  # a face or a number embossed, faint
-        cv2.circle(img, (c[0] + int(rng.normal(0, 4)), c[1]), int(r * 0.4), (metal * 0.85).tolist(), 2, cv2.LINE_AA)
+        cv2.circle(
+            img,
+            (c[0] + int(rng.normal(0, 4)), c[1]),
+            int(r * 0.4),
+            (metal * 0.85).tolist(),
+            2,
+            cv2.LINE_AA,
+        )
     return img
 
 
@@ -157,18 +204,36 @@ def non_die_crop(rng: np.random.Generator, kind: str | None = None) -> npt.NDArr
         img = _marker(rng, kind == "marker_part")
     else:
         draw: dict[str, Callable[[np.random.Generator], F32]] = {
-            "grid": _grid, "tiles": _tiles, "texture": _texture, "coin": _coin, "mat": _mat, "text": _text}
+            "grid": _grid,
+            "tiles": _tiles,
+            "texture": _texture,
+            "coin": _coin,
+            "mat": _mat,
+            "text": _text,
+        }
         img = draw[kind](rng)
     if rng.random() < 0.5:  # seen at a slant: a slightly wrong quadrilateral warped to the square
         src = np.array([[0, 0], [CROP_SIZE, 0], [CROP_SIZE, CROP_SIZE], [0, CROP_SIZE]], np.float32)
         dst = np.asarray(src + rng.normal(0, 2.5, (4, 2)), np.float32)
-        img = np.asarray(cv2.warpPerspective(img, cv2.getPerspectiveTransform(src, dst), (CROP_SIZE, CROP_SIZE),
-                                             borderMode=cv2.BORDER_REFLECT), np.float32)
+        img = np.asarray(
+            cv2.warpPerspective(
+                img,
+                cv2.getPerspectiveTransform(src, dst),
+                (CROP_SIZE, CROP_SIZE),
+                borderMode=cv2.BORDER_REFLECT,
+            ),
+            np.float32,
+        )
     # light: a gradient, a colour cast, noise, softness
     yy, xx = np.mgrid[0:CROP_SIZE, 0:CROP_SIZE].astype(np.float32) / CROP_SIZE
     a = rng.uniform(0, 2 * math.pi)
     light = 1 + rng.uniform(0, 0.35) * ((xx - 0.5) * math.cos(a) + (yy - 0.5) * math.sin(a))
-    img = img * light[..., None] * rng.uniform(0.55, 1.15) * rng.uniform(0.9, 1.1, 3).astype(np.float32)
+    img = (
+        img
+        * light[..., None]
+        * rng.uniform(0.55, 1.15)
+        * rng.uniform(0.9, 1.1, 3).astype(np.float32)
+    )
     if rng.random() < 0.5:
         img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.4, 1.3))
     img = img + rng.normal(0, rng.uniform(0.5, 5), img.shape).astype(np.float32)

@@ -47,9 +47,19 @@ def _frame_crops(job: _Job) -> tuple[npt.NDArray[np.uint8], list[int], list[int]
 
         finds = find_dice_net(frame.image, threads=1)
         for die in frame.dice:
-            near = [f for f in finds if np.hypot(f.center[0] - die.center[0], f.center[1] - die.center[1]) < 0.6 * die.edge]
+            near = [
+                f
+                for f in finds
+                if np.hypot(f.center[0] - die.center[0], f.center[1] - die.center[1])
+                < 0.6 * die.edge
+            ]
             if near:
-                best = min(near, key=lambda f: np.hypot(f.center[0] - die.center[0], f.center[1] - die.center[1]))
+                best = min(
+                    near,
+                    key=lambda f: np.hypot(
+                        f.center[0] - die.center[0], f.center[1] - die.center[1]
+                    ),
+                )
                 corners.append(np.asarray(best.corners, np.float64))
                 labels.append(die.value - 1)
                 kinds.append(FOUND)
@@ -67,8 +77,15 @@ def _frame_crops(job: _Job) -> tuple[npt.NDArray[np.uint8], list[int], list[int]
     return cut_pip_faces(frame.image, corners), labels, kinds
 
 
-def make_pip_crops(seeds: Sequence[int], styles: Sequence[PipStyle], *, size: tuple[int, int] = (640, 480),
-                   found: bool = True, jittered: bool = True, workers: int = 1) -> PipCropSet:
+def make_pip_crops(
+    seeds: Sequence[int],
+    styles: Sequence[PipStyle],
+    *,
+    size: tuple[int, int] = (640, 480),
+    found: bool = True,
+    jittered: bool = True,
+    workers: int = 1,
+) -> PipCropSet:
     """Render one frame per seed and cut its dice (see the module's docstring)."""
     jobs: list[_Job] = [(int(s), tuple(styles), size, found, jittered) for s in seeds]
     if workers > 1:

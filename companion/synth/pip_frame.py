@@ -42,10 +42,17 @@ class PipFrame:
     dice: list[PipTruth] = field(default_factory=list)
 
 
-def render_pip_frame(seed: int, *, n_dice: int | None = None, size: tuple[int, int] = (640, 480),
-                     styles: Sequence[PipStyle] = PIP_TRAIN, tilt_deg: float | None = None,
-                     edge_range: tuple[float, float] = (30.0, 110.0), clutter: bool = True,
-                     surface_kind: str | None = None) -> PipFrame:
+def render_pip_frame(
+    seed: int,
+    *,
+    n_dice: int | None = None,
+    size: tuple[int, int] = (640, 480),
+    styles: Sequence[PipStyle] = PIP_TRAIN,
+    tilt_deg: float | None = None,
+    edge_range: tuple[float, float] = (30.0, 110.0),
+    clutter: bool = True,
+    surface_kind: str | None = None,
+) -> PipFrame:
     """A random table of 0-12 pip dice (or n_dice, fewer only if they cannot fit)."""
     rng = np.random.default_rng(seed)
     w, h = size
@@ -54,8 +61,11 @@ def render_pip_frame(seed: int, *, n_dice: int | None = None, size: tuple[int, i
     # A die's view off vertical is the camera's tilt plus up to half the field
     # of view: keep it about MAX_VIEW_DEG at most, at the frame's middle.
     half_fov = math.degrees(math.atan(0.5 * math.hypot(w, h) / dist))
-    tilt = tilt_deg if tilt_deg is not None else (
-        0.0 if rng.random() < 0.1 else rng.uniform(0, MAX_VIEW_DEG - 0.5 * half_fov))
+    tilt = (
+        tilt_deg
+        if tilt_deg is not None
+        else (0.0 if rng.random() < 0.1 else rng.uniform(0, MAX_VIEW_DEG - 0.5 * half_fov))
+    )
     cam = Camera(w, h, distance=dist, tilt_deg=tilt, tilt_dir=rng.uniform(0, 2 * math.pi))
     cap = math.sqrt(w * h / (5.0 * max(n, 1)))
     base = rng.uniform(edge_range[0], max(min(edge_range[1], cap), edge_range[0]))
@@ -67,7 +77,10 @@ def render_pip_frame(seed: int, *, n_dice: int | None = None, size: tuple[int, i
     while len(placed) < n and tries < 60 * n + 50:
         tries += 1
         e_img = float(base * rng.uniform(0.94, 1.06))
-        ix, iy = rng.uniform(1.2 * e_img, w - 1.2 * e_img), rng.uniform(1.2 * e_img, h - 1.2 * e_img)
+        ix, iy = (
+            rng.uniform(1.2 * e_img, w - 1.2 * e_img),
+            rng.uniform(1.2 * e_img, h - 1.2 * e_img),
+        )
         c = tuple(float(v) for v in cam.image_to_table([[ix, iy]])[0])
         edge = e_img / cam.local_scale(c[0], c[1], e_img)
         angle = float(rng.uniform(0, 2 * math.pi))
@@ -95,18 +108,28 @@ def render_pip_frame(seed: int, *, n_dice: int | None = None, size: tuple[int, i
     ld = light.direction
     # A die's shadow falls away from the light, longer when the light is low.
     reach = min(1.0 / math.tan(light.elevation), 2.0)
-    for (c, edge, angle, _v, _s) in placed:
+    for c, edge, angle, _v, _s in placed:
         foot = square(c, edge * 0.95, angle) - off
         cast = foot - np.array([ld[0], ld[1]]) / (math.hypot(ld[0], ld[1]) + 1e-9) * edge * reach
         hull = cv2.convexHull(np.vstack([foot, cast]).astype(np.float32)).reshape(-1, 2)
         cv2.fillPoly(shadow, [np.round(hull * 8).astype(np.int32)], 0.7, cv2.LINE_AA, 3)
-    shadow = np.asarray(cv2.GaussianBlur(shadow, (0, 0), max(unit * rng.uniform(0.08, 0.25), 1.0)), np.float32)
+    shadow = np.asarray(
+        cv2.GaussianBlur(shadow, (0, 0), max(unit * rng.uniform(0.08, 0.25), 1.0)), np.float32
+    )
     table *= (1 - (1 - light.ambient) * np.clip(shadow, 0, 1))[..., None]
     shift = np.array([[1, 0, bx0], [0, 1, by0], [0, 0, 1]], np.float64)
-    img = np.asarray(cv2.warpPerspective(table, cam.table_to_image() @ shift, (w, h), flags=cv2.INTER_LINEAR,
-                                         borderMode=cv2.BORDER_REFLECT), np.float32)
+    img = np.asarray(
+        cv2.warpPerspective(
+            table,
+            cam.table_to_image() @ shift,
+            (w, h),
+            flags=cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REFLECT,
+        ),
+        np.float32,
+    )
     solids = []
-    for (c, edge, angle, value, st) in placed:
+    for c, edge, angle, value, st in placed:
         foot = square(c, edge, angle)
         top = cam.project(np.column_stack([foot, np.full(4, edge)]))
         bottom = cam.project(np.column_stack([foot, np.zeros(4)]))
@@ -116,7 +139,9 @@ def render_pip_frame(seed: int, *, n_dice: int | None = None, size: tuple[int, i
     for top, bottom, angle, value, st, center in solids:
         draw_pip_die(img, top, bottom, value, st, light, angle, rng)
         e = float(np.mean(np.linalg.norm(top - np.roll(top, 1, axis=0), axis=1)))
-        truths.append(PipTruth((float(center[0]), float(center[1])), top, value, st.name, e, bottom))
+        truths.append(
+            PipTruth((float(center[0]), float(center[1])), top, value, st.name, e, bottom)
+        )
     if rng.random() < 0.25:
         img = _motion_blur(img, rng, unit)
     return PipFrame(photograph(img, rng), truths)
@@ -132,7 +157,9 @@ def _pale(table: npt.NDArray[np.float32], rng: np.random.Generator) -> npt.NDArr
     return np.asarray(np.clip(out, 0, 255), np.float32)
 
 
-def _motion_blur(img: npt.NDArray[np.float32], rng: np.random.Generator, unit: float) -> npt.NDArray[np.float32]:
+def _motion_blur(
+    img: npt.NDArray[np.float32], rng: np.random.Generator, unit: float
+) -> npt.NDArray[np.float32]:
     """A hand-held or moving camera: a streak a few tenths of a die long (photograph's own is 3-7 px)."""
     n = max(3, int(round(unit * rng.uniform(0.06, 0.25))) | 1)
     kernel = np.zeros((n, n), np.float32)

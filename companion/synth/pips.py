@@ -70,7 +70,14 @@ def _s(name: str, body: BGR, pip: BGR, **kw: object) -> PipStyle:
 # (where the '?' threshold is chosen) nor HELD_OUT (measured only).
 PIP_TRAIN = (
     _s("white-black-round", (232, 236, 238), (30, 28, 28)),
-    _s("white-black-small", (240, 240, 240), (20, 20, 20), pip_size=0.13, spread=0.25, rounding=0.24),
+    _s(
+        "white-black-small",
+        (240, 240, 240),
+        (20, 20, 20),
+        pip_size=0.13,
+        spread=0.25,
+        rounding=0.24,
+    ),
     _s("white-black-big1", (228, 234, 236), (25, 25, 25), one_pip=1.8, rounding=0.22),
     _s("white-red1", (236, 238, 240), (30, 30, 30), one_pip=1.6, one_color=(40, 30, 190)),
     _s("ivory-black", (190, 222, 236), (35, 35, 40), pip_size=0.16, rounding=0.2),
@@ -85,8 +92,17 @@ PIP_TRAIN = (
     _s("clear-black", (215, 215, 210), (25, 25, 25), translucent=True, rounding=0.1),
     _s("purple-white", (120, 40, 100), (235, 235, 235), rounding=0.14),
     _s("grey-black-wide", (170, 170, 165), (25, 25, 25), spread=0.31, pip_size=0.14),
-    _s("white-black-bigpips", (238, 240, 240), (30, 30, 30), pip_size=0.21, spread=0.26, rounding=0.3),
-    _s("ivory-black-soft", (200, 228, 238), (35, 30, 30), pip_size=0.19, spread=0.25, rounding=0.32),
+    _s(
+        "white-black-bigpips",
+        (238, 240, 240),
+        (30, 30, 30),
+        pip_size=0.21,
+        spread=0.26,
+        rounding=0.3,
+    ),
+    _s(
+        "ivory-black-soft", (200, 228, 238), (35, 30, 30), pip_size=0.19, spread=0.25, rounding=0.32
+    ),
 )
 PIP_VALIDATION = (
     _s("bone-black", (205, 228, 235), (30, 30, 35), pip_size=0.15, spread=0.26, rounding=0.26),
@@ -97,7 +113,14 @@ PIP_VALIDATION = (
     _s("pink-black", (170, 140, 230), (30, 30, 30), pip_size=0.18),
 )
 PIP_HELD_OUT = (
-    _s("white-black-tight", (236, 236, 236), (28, 28, 28), spread=0.22, pip_size=0.14, rounding=0.28),
+    _s(
+        "white-black-tight",
+        (236, 236, 236),
+        (28, 28, 28),
+        spread=0.22,
+        pip_size=0.14,
+        rounding=0.28,
+    ),
     _s("white-red-square", (234, 236, 238), (40, 30, 180), shape="square"),
     _s("maroon-gold", (40, 30, 120), (60, 170, 215)),
     _s("ruby-white", (50, 30, 170), (235, 235, 235), translucent=True),
@@ -131,7 +154,9 @@ def pip_mask(style: PipStyle, value: int, rng: np.random.Generator, size: int = 
     # Sets differ in pip size and spacing more than any list of styles covers:
     # each die varies around its set's values (larger pips, closer together, too).
     spread = style.spread * rng.uniform(0.85, 1.08)
-    d = min(style.pip_size * rng.uniform(0.85, 1.45), 0.9 * spread) * (style.one_pip if value == 1 else 1.0)
+    d = min(style.pip_size * rng.uniform(0.85, 1.45), 0.9 * spread) * (
+        style.one_pip if value == 1 else 1.0
+    )
     shift = 8
     f = float(1 << shift)
     for px, py in pip_layout(value):
@@ -142,12 +167,20 @@ def pip_mask(style: PipStyle, value: int, rng: np.random.Generator, size: int = 
             pts = np.array([[cx - r, cy - r], [cx + r, cy - r], [cx + r, cy + r], [cx - r, cy + r]])
             cv2.fillPoly(mask, [np.round(pts * f).astype(np.int32)], 1.0, cv2.LINE_AA, shift)
         else:
-            cv2.circle(mask, (round(cx * f), round(cy * f)), round(r * f), 1.0, -1, cv2.LINE_AA, shift)
+            cv2.circle(
+                mask, (round(cx * f), round(cy * f)), round(r * f), 1.0, -1, cv2.LINE_AA, shift
+            )
     return np.ascontiguousarray(np.rot90(mask, int(rng.integers(4))))
 
 
-def face_texture(style: PipStyle, value: int, rng: np.random.Generator, shade: float,
-                 light_xy: tuple[float, float], glare: float) -> tuple[F32, F32]:
+def face_texture(
+    style: PipStyle,
+    value: int,
+    rng: np.random.Generator,
+    shade: float,
+    light_xy: tuple[float, float],
+    glare: float,
+) -> tuple[F32, F32]:
     """BGR (0..255 float) and alpha of one face, lit: ``shade`` scales the whole face,
     ``light_xy`` is the light's direction in the face's own axes (for the bevel and the
     pips' hollows), ``glare`` the strength of a specular highlight (0 none)."""
@@ -164,7 +197,9 @@ def face_texture(style: PipStyle, value: int, rng: np.random.Generator, shade: f
     m = np.asarray(cv2.GaussianBlur(mask, (0, 0), 0.6), np.float32)
     wall = m - cv2.warpAffine(m, np.array([[1, 0, lx * dd], [0, 1, ly * dd]], np.float32), (s, s))
     color = color * (1 - m[..., None]) + pip[None, None, :] * m[..., None]
-    color = color * (1 - 0.25 * np.clip(-wall, 0, 1)[..., None]) + 40 * np.clip(wall, 0, 1)[..., None]
+    color = (
+        color * (1 - 0.25 * np.clip(-wall, 0, 1)[..., None]) + 40 * np.clip(wall, 0, 1)[..., None]
+    )
     # Rounded edges fall away from the light: darker toward the rim.
     color = color * (1 - 0.22 * bevel[..., None])
     color = color * shade
@@ -198,8 +233,12 @@ class Light:
 
 def random_light(rng: np.random.Generator) -> Light:
     glare = 0.0 if rng.random() < 0.55 else float(rng.uniform(15, 110))
-    return Light(rng.uniform(0, 2 * math.pi), rng.uniform(math.radians(25), math.radians(85)),
-                 rng.uniform(0.45, 0.85), glare)
+    return Light(
+        rng.uniform(0, 2 * math.pi),
+        rng.uniform(math.radians(25), math.radians(85)),
+        rng.uniform(0.45, 0.85),
+        glare,
+    )
 
 
 def _warp_into(layer: F32, cover: F32, tex: F32, alpha: F32, quad: F64) -> None:
@@ -213,8 +252,16 @@ def _warp_into(layer: F32, cover: F32, tex: F32, alpha: F32, quad: F64) -> None:
     cover[:] = np.maximum(cover, wa)
 
 
-def draw_pip_die(img: F32, top: F64, bottom: F64, value: int, style: PipStyle, light: Light,
-                 angle: float, rng: np.random.Generator) -> None:
+def draw_pip_die(
+    img: F32,
+    top: F64,
+    bottom: F64,
+    value: int,
+    style: PipStyle,
+    light: Light,
+    angle: float,
+    rng: np.random.Generator,
+) -> None:
     """Draw a pip die in place: its visible side faces with their pips, then the top face.
 
     ``top`` and ``bottom`` are the image corners of the top face and of the footprint
@@ -265,8 +312,14 @@ def draw_pip_die(img: F32, top: F64, bottom: F64, value: int, style: PipStyle, l
     d = light.direction
     local = (d[0] * ca + d[1] * sa, -d[0] * sa + d[1] * ca)
     norm = math.hypot(*local) + 1e-9
-    tex, alpha = face_texture(style, value, rng, light.shade(np.array([0.0, 0.0, 1.0])),
-                              (local[0] / norm, local[1] / norm), light.glare)
+    tex, alpha = face_texture(
+        style,
+        value,
+        rng,
+        light.shade(np.array([0.0, 0.0, 1.0])),
+        (local[0] / norm, local[1] / norm),
+        light.glare,
+    )
     _warp_into(layer, cover, tex, alpha, top - off)
     if style.translucent:
         # Light passes through: the table shows, blurred and tinted, under the body.

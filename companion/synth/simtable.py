@@ -37,8 +37,13 @@ def _seed(*parts: object) -> int:
 _PITCHES = (1.6, 1.35, 1.15)
 
 
-def _slots(rect: tuple[float, float, float, float], n: int, die_mm: float,
-           rng: np.random.Generator, taken: Sequence[Polygon]) -> list[tuple[float, float, float]]:
+def _slots(
+    rect: tuple[float, float, float, float],
+    n: int,
+    die_mm: float,
+    rng: np.random.Generator,
+    taken: Sequence[Polygon],
+) -> list[tuple[float, float, float]]:
     """n points (mm) in a zone rectangle, clear of ``taken``, each with the largest
     rotation (radians) a die may take there without touching its neighbours."""
     x0, y0, x1, y1 = rect
@@ -51,7 +56,9 @@ def _slots(rect: tuple[float, float, float, float], n: int, die_mm: float,
         ox = x0 + (x1 - x0 - cols * pitch) / 2 + pitch / 2
         oy = y0 + (y1 - y0 - rows * pitch) / 2 + pitch / 2
         cells = [
-            (c, r) for r in range(rows) for c in range(cols)
+            (c, r)
+            for r in range(rows)
+            for c in range(cols)
             if not any(_near(ox + c * pitch, oy + r * pitch, poly, margin) for poly in taken)
         ]
         room = len(cells)
@@ -64,9 +71,11 @@ def _slots(rect: tuple[float, float, float, float], n: int, die_mm: float,
     # a die turned by a has a width of edge * (cos a + sin a) = edge * sqrt(2) sin(a + pi/4)
     max_turn = math.pi / 4 if k >= 1.45 else math.asin(min(1.0, k / math.sqrt(2))) - math.pi / 4
     return [
-        (ox + cells[i][0] * pitch + rng.uniform(-jitter, jitter),
-         oy + cells[i][1] * pitch + rng.uniform(-jitter, jitter),
-         max_turn)
+        (
+            ox + cells[i][0] * pitch + rng.uniform(-jitter, jitter),
+            oy + cells[i][1] * pitch + rng.uniform(-jitter, jitter),
+            max_turn,
+        )
         for i in picked
     ]
 
@@ -105,12 +114,15 @@ def draw_table(
         if not faces:
             continue
         zone = zones[name]
-        taken = [zones[o].polygon for o in order[:order.index(name)]]
+        taken = [zones[o].polygon for o in order[: order.index(name)]]
         xs = [p[0] for p in zone.polygon]
         ys = [p[1] for p in zone.polygon]
         rng = np.random.default_rng(_seed(seed, name, tuple(faces)))
-        for face, (mx, my, turn) in zip(faces, _slots((min(xs), min(ys), max(xs), max(ys)),
-                                                      len(faces), cal.die_mm, rng, taken), strict=True):
+        for face, (mx, my, turn) in zip(
+            faces,
+            _slots((min(xs), min(ys), max(xs), max(ys)), len(faces), cal.die_mm, rng, taken),
+            strict=True,
+        ):
             cx, cy = cal.to_image([[mx, my]])[0]
             edge = cal.die_mm * cal.px_per_mm((mx, my))
             foot = square((float(cx), float(cy)), edge, rng.uniform(-turn, turn))
@@ -165,7 +177,11 @@ class SimulatedTable(SourceBase):
         if self._mat is None:
             raise FrameSourceError("the simulated table is not open")
         frame, truth = draw_table(
-            self._mat, self.calibration, self.contents(), seed=self.seed, frame_no=self._frame_no,
+            self._mat,
+            self.calibration,
+            self.contents(),
+            seed=self.seed,
+            frame_no=self._frame_no,
             style=self.style,
         )
         self._frame_no += 1

@@ -24,8 +24,18 @@ KINDS = ("grid", "graph", "ruled", "tiles", "checker", "markers", "sheet")
 
 def _paper(rng: np.random.Generator) -> npt.NDArray[np.float32]:
     """A paper or mat colour: mostly light and unsaturated, sometimes tinted (green, blue, beige mats)."""
-    hsv = np.array([[[rng.integers(0, 180), rng.integers(0, 90 if rng.random() < 0.7 else 180),
-                      rng.integers(120, 250)]]], np.uint8)
+    hsv = np.array(
+        [
+            [
+                [
+                    rng.integers(0, 180),
+                    rng.integers(0, 90 if rng.random() < 0.7 else 180),
+                    rng.integers(120, 250),
+                ]
+            ]
+        ],
+        np.uint8,
+    )
     return np.asarray(cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0], np.float32)
 
 
@@ -50,8 +60,16 @@ def marker(rng: np.random.Generator, size: int) -> F32:
     return np.asarray(cv2.resize(grid, (size, size), interpolation=cv2.INTER_NEAREST), np.float32)
 
 
-def _lines(img: F32, rng: np.random.Generator, pitch: float, width: int, ink: tuple[float, float, float],
-           *, vertical: bool = True, major: int = 0) -> None:
+def _lines(
+    img: F32,
+    rng: np.random.Generator,
+    pitch: float,
+    width: int,
+    ink: tuple[float, float, float],
+    *,
+    vertical: bool = True,
+    major: int = 0,
+) -> None:
     h, w = img.shape[:2]
     off = rng.uniform(0, pitch)
     for axis in (0, 1) if vertical else (1,):
@@ -66,7 +84,9 @@ def _lines(img: F32, rng: np.random.Generator, pitch: float, width: int, ink: tu
             k += 1
 
 
-def sheet(rng: np.random.Generator, size: int, pitch: float, kind: str | None = None) -> tuple[F32, F32]:
+def sheet(
+    rng: np.random.Generator, size: int, pitch: float, kind: str | None = None
+) -> tuple[F32, F32]:
     """A flat printed sheet of `size` x `size` px whose squares are about `pitch` px.
 
     Returns the sheet (BGR float 0..255) and its coverage (1 where it is opaque,
@@ -94,7 +114,9 @@ def sheet(rng: np.random.Generator, size: int, pitch: float, kind: str | None = 
     elif kind == "tiles":  # tiles of varying shade with grout between them
         n = int(math.ceil(size / pitch)) + 1
         shades = rng.uniform(0.85, 1.15, (n, n)).astype(np.float32)
-        tile = cv2.resize(shades, (int(n * pitch), int(n * pitch)), interpolation=cv2.INTER_NEAREST)[:size, :size]
+        tile = cv2.resize(
+            shades, (int(n * pitch), int(n * pitch)), interpolation=cv2.INTER_NEAREST
+        )[:size, :size]
         img *= tile[..., None]
         _lines(img, rng, pitch, max(width, 2), ink)
     elif kind == "checker":
@@ -109,12 +131,15 @@ def sheet(rng: np.random.Generator, size: int, pitch: float, kind: str | None = 
             ms = int(pitch * rng.uniform(0.8, 4.0))
             if ms >= size:
                 ms = size - 1
-            x, y = int(rng.uniform(-ms / 2, size - ms / 2)), int(rng.uniform(-ms / 2, size - ms / 2))
+            x, y = (
+                int(rng.uniform(-ms / 2, size - ms / 2)),
+                int(rng.uniform(-ms / 2, size - ms / 2)),
+            )
             m = marker(rng, ms)
             xa, ya, xb, yb = max(x, 0), max(y, 0), min(x + ms, size), min(y + ms, size)
             if xb <= xa or yb <= ya:
                 continue
-            part = m[ya - y:yb - y, xa - x:xb - x]
+            part = m[ya - y : yb - y, xa - x : xb - x]
             img[ya:yb, xa:xb] = (part * 235 + 15)[..., None]
             cover[ya:yb, xa:xb] = 1
     else:  # score sheet: a table of boxes, some with scribbles
@@ -123,7 +148,7 @@ def sheet(rng: np.random.Generator, size: int, pitch: float, kind: str | None = 
         cols, rows = int(rng.integers(2, 9)), int(rng.integers(2, 12))
         bw, bh = pitch * rng.uniform(0.7, 1.5), pitch * rng.uniform(0.5, 1.3)
         x1, y1 = int(x0 + cols * bw), int(y0 + rows * bh)
-        cover[max(y0 - 10, 0):max(y1 + 10, 0), max(x0 - 10, 0):max(x1 + 10, 0)] = 1
+        cover[max(y0 - 10, 0) : max(y1 + 10, 0), max(x0 - 10, 0) : max(x1 + 10, 0)] = 1
         for i in range(cols + 1):
             cv2.line(img, (int(x0 + i * bw), y0), (int(x0 + i * bw), y1), ink, width, cv2.LINE_AA)
         for j in range(rows + 1):
@@ -131,8 +156,16 @@ def sheet(rng: np.random.Generator, size: int, pitch: float, kind: str | None = 
         for i in range(cols):
             for j in range(rows):
                 if rng.random() < 0.4:
-                    pts = np.array([[x0 + (i + rng.uniform(0.2, 0.8)) * bw, y0 + (j + rng.uniform(0.2, 0.8)) * bh]
-                                    for _ in range(4)], np.int32)
+                    pts = np.array(
+                        [
+                            [
+                                x0 + (i + rng.uniform(0.2, 0.8)) * bw,
+                                y0 + (j + rng.uniform(0.2, 0.8)) * bh,
+                            ]
+                            for _ in range(4)
+                        ],
+                        np.int32,
+                    )
                     cv2.polylines(img, [pts], False, ink, max(1, width // 2), cv2.LINE_AA)
     if kind in ("grid", "graph", "tiles", "checker") and rng.random() < 0.4:
         # mats carry fiducials and printed zones too
@@ -141,13 +174,18 @@ def sheet(rng: np.random.Generator, size: int, pitch: float, kind: str | None = 
             if ms >= size:
                 continue
             x, y = int(rng.uniform(0, size - ms)), int(rng.uniform(0, size - ms))
-            img[y:y + ms, x:x + ms] = (marker(rng, ms) * 235 + 15)[..., None]
+            img[y : y + ms, x : x + ms] = (marker(rng, ms) * 235 + 15)[..., None]
     img += rng.normal(0, rng.uniform(1, 5), (size, size, 1)).astype(np.float32)
     return np.clip(img, 0, 255), cover
 
 
-def lay_over(rng: np.random.Generator, image: npt.NDArray[np.uint8], keep: F32, pitch: float,
-             kind: str | None = None) -> npt.NDArray[np.uint8]:
+def lay_over(
+    rng: np.random.Generator,
+    image: npt.NDArray[np.uint8],
+    keep: F32,
+    pitch: float,
+    kind: str | None = None,
+) -> npt.NDArray[np.uint8]:
     """`image` with a printed sheet laid under its dice: seen in perspective, lit like the frame.
 
     `keep` (H, W, 0..1) marks the dice, which stay as they are. The sheet takes
@@ -160,13 +198,20 @@ def lay_over(rng: np.random.Generator, image: npt.NDArray[np.uint8], keep: F32, 
     # a homography: the sheet's middle to the image's middle, turned, tilted up to ~35 degrees
     a = rng.uniform(0, 2 * math.pi)
     src = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
-    ctr = np.array([w / 2 + rng.uniform(-0.2, 0.2) * w, h / 2 + rng.uniform(-0.2, 0.2) * h], np.float32)
+    ctr = np.array(
+        [w / 2 + rng.uniform(-0.2, 0.2) * w, h / 2 + rng.uniform(-0.2, 0.2) * h], np.float32
+    )
     rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]], np.float32)
     dst = (src - size / 2) @ rot.T
     dst = dst * (1 + rng.uniform(-0.15, 0.15, (4, 1))).astype(np.float32) + ctr
     hmg = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
-    warped = cv2.warpPerspective(flat, hmg, (w, h), flags=cv2.INTER_AREA if pitch > 6 else cv2.INTER_LINEAR,
-                                 borderMode=cv2.BORDER_REFLECT)
+    warped = cv2.warpPerspective(
+        flat,
+        hmg,
+        (w, h),
+        flags=cv2.INTER_AREA if pitch > 6 else cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REFLECT,
+    )
     cov = cv2.warpPerspective(cover, hmg, (w, h), flags=cv2.INTER_LINEAR, borderValue=0.0)
     if rng.random() < 0.5:
         warped = cv2.GaussianBlur(warped, (0, 0), rng.uniform(0.4, 1.2))
@@ -199,8 +244,14 @@ def dice_keep(shape: tuple[int, int], corners: F32 | F64, grow: float = 1.5) -> 
     return np.asarray(cv2.GaussianBlur(keep, (0, 0), 1.5), np.float32)
 
 
-def paste_markers(rng: np.random.Generator, image: F32, centers: F32, edges: F32, count: int,
-                  size_range: tuple[float, float] = (15.0, 90.0)) -> F32:
+def paste_markers(
+    rng: np.random.Generator,
+    image: F32,
+    centers: F32,
+    edges: F32,
+    count: int,
+    size_range: tuple[float, float] = (15.0, 90.0),
+) -> F32:
     """`image` (H, W, 3 float 0..255) with up to `count` printed fiducials lying flat beside its dice.
 
     A marker is the size of a die or a few times it, turned and seen a little
@@ -211,13 +262,17 @@ def paste_markers(rng: np.random.Generator, image: F32, centers: F32, edges: F32
     h, w = image.shape[:2]
     out = image.copy()
     gray = image.mean(axis=2)
-    light = cv2.GaussianBlur(gray, (0, 0), max(h, w) / 8.0) / max(float(np.percentile(gray, 95)), 1.0)
+    light = cv2.GaussianBlur(gray, (0, 0), max(h, w) / 8.0) / max(
+        float(np.percentile(gray, 95)), 1.0
+    )
     ref = float(np.median(edges)) if len(edges) else float(rng.uniform(*size_range))
     for _ in range(count):
         side = float(np.clip(ref * rng.uniform(0.7, 2.5), size_range[0], size_range[1] * 2.5))
         c = np.array([rng.uniform(0, w), rng.uniform(0, h)], np.float32)
         reach = side * 0.75
-        if any(float(np.hypot(*(c - d))) < reach + 0.8 * e for d, e in zip(centers, edges, strict=True)):
+        if any(
+            float(np.hypot(*(c - d))) < reach + 0.8 * e for d, e in zip(centers, edges, strict=True)
+        ):
             continue
         n = max(8, int(side))
         flat = marker(rng, n)
@@ -228,7 +283,9 @@ def paste_markers(rng: np.random.Generator, image: F32, centers: F32, edges: F32
         src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
         hmg = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
         ink = cv2.warpPerspective(flat, hmg, (w, h), flags=cv2.INTER_AREA, borderValue=0.0)
-        inside = cv2.warpPerspective(np.ones((n, n), np.float32), hmg, (w, h), flags=cv2.INTER_LINEAR, borderValue=0.0)
+        inside = cv2.warpPerspective(
+            np.ones((n, n), np.float32), hmg, (w, h), flags=cv2.INTER_LINEAR, borderValue=0.0
+        )
         white, black = rng.uniform(200, 250), rng.uniform(5, 50)
         printed = (black + (white - black) * ink) * np.clip(light, 0.25, 1.2)
         out = out * (1 - inside[..., None]) + printed[..., None] * inside[..., None]

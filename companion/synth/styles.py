@@ -107,12 +107,24 @@ ALL_STYLES = _all_styles()
 # and each drawing still occurs in training with other partners, except the
 # jade body, which is held out entirely.
 _HELD_OUT_PAIRS = {
-    ("white", "pulp"), ("black", "gothic"), ("red", "deep"), ("blue", "stamp"),
-    ("ivory", "sketch"), ("amber", "inlay"), ("purple", "carved"), ("green", "classic"),
+    ("white", "pulp"),
+    ("black", "gothic"),
+    ("red", "deep"),
+    ("blue", "stamp"),
+    ("ivory", "sketch"),
+    ("amber", "inlay"),
+    ("purple", "carved"),
+    ("green", "classic"),
 }
 _VALIDATION_PAIRS = {
-    ("white", "carved"), ("black", "sketch"), ("red", "classic"), ("blue", "pulp"),
-    ("ivory", "inlay"), ("smoke", "gothic"), ("purple", "deep"), ("green", "stamp"),
+    ("white", "carved"),
+    ("black", "sketch"),
+    ("red", "classic"),
+    ("blue", "pulp"),
+    ("ivory", "inlay"),
+    ("smoke", "gothic"),
+    ("purple", "deep"),
+    ("green", "stamp"),
 }
 
 

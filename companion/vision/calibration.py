@@ -39,6 +39,8 @@ def user_calibration_path() -> Path:
     from companion.paths import calibration_path
 
     return calibration_path()
+
+
 _CORNER_NAMES = {0: "top-left", 1: "top-right", 2: "bottom-right", 3: "bottom-left"}
 # Frame checks. Focus is the variance of the Laplacian over the markers'
 # black-and-white squares, which are equally sharp on every printed mat.
@@ -92,7 +94,9 @@ class Calibration:
     def die_edge_px(self) -> tuple[float, float]:
         """Smallest and largest expected die edge in pixels over the mat."""
         w, h = self.geometry.size_mm
-        scales = [self.px_per_mm((x, y)) for x in np.linspace(0, w, 5) for y in np.linspace(0, h, 5)]
+        scales = [
+            self.px_per_mm((x, y)) for x in np.linspace(0, w, 5) for y in np.linspace(0, h, 5)
+        ]
         return min(scales) * self.die_mm, max(scales) * self.die_mm
 
     def to_json(self) -> dict[str, Any]:
@@ -112,8 +116,13 @@ class Calibration:
             if h.shape != (3, 3):
                 raise ValueError("homography is not 3x3")
             w, ht = (int(v) for v in data["image_size"])
-            return cls((w, ht), h, str(data.get("paper", "A3")), int(data.get("cults", 4)),
-                       float(data.get("die_mm", 16.0)))
+            return cls(
+                (w, ht),
+                h,
+                str(data.get("paper", "A3")),
+                int(data.get("cults", 4)),
+                float(data.get("die_mm", 16.0)),
+            )
         except (KeyError, TypeError, ValueError) as exc:
             raise CalibrationError(f"the calibration file is damaged ({exc})") from exc
 
@@ -264,7 +273,7 @@ def _focus(grey: npt.NDArray[np.uint8], markers: dict[int, npt.NDArray[np.float3
     for c in markers.values():
         x0, y0 = np.floor(c.min(axis=0)).astype(int)
         x1, y1 = np.ceil(c.max(axis=0)).astype(int)
-        roi = grey[max(0, y0):y1, max(0, x0):x1]
+        roi = grey[max(0, y0) : y1, max(0, x0) : x1]
         if roi.size >= 64:
             lo, hi = np.percentile(roi, (5, 95))
             gain = 255.0 / max(float(hi - lo), 10.0)
@@ -289,6 +298,12 @@ def draw_mat_view(
     art = (art.astype(np.float32) * (paper / 255.0)).astype(np.uint8)
     mm_to_art = np.diag([s, s, 1.0])
     warp = np.linalg.inv(cal.homography) @ np.linalg.inv(mm_to_art)
-    out = cv2.warpPerspective(art, warp, (w, h), flags=cv2.INTER_AREA,
-                              borderMode=cv2.BORDER_CONSTANT, borderValue=(96, 104, 110))
+    out = cv2.warpPerspective(
+        art,
+        warp,
+        (w, h),
+        flags=cv2.INTER_AREA,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=(96, 104, 110),
+    )
     return np.asarray(out, np.uint8)

@@ -98,8 +98,16 @@ class Calibration:
     threshold: float
 
 
-def open_classifier(path: Path, what: str, classes: tuple[str, ...], *, env: str, script: str,
-                    threads: int, extra: tuple[str, ...] = ()) -> tuple[Any, dict[str, str]]:
+def open_classifier(
+    path: Path,
+    what: str,
+    classes: tuple[str, ...],
+    *,
+    env: str,
+    script: str,
+    threads: int,
+    extra: tuple[str, ...] = (),
+) -> tuple[Any, dict[str, str]]:
     """An ONNX classifier and its metadata, checked to carry ``classes`` (optionally followed by
     ``extra``) and a calibration (temperature, threshold); ModelError with one sentence otherwise."""
     if not path.is_file():
@@ -110,9 +118,13 @@ def open_classifier(path: Path, what: str, classes: tuple[str, ...], *, env: str
         found = tuple(meta["classes"].split(","))
         float(meta["temperature"]), float(meta["threshold"])
     except KeyError as exc:
-        raise ModelError(f"{what} model {path} lacks its calibration ({exc.args[0]}); rebuild it with {script}") from None
+        raise ModelError(
+            f"{what} model {path} lacks its calibration ({exc.args[0]}); rebuild it with {script}"
+        ) from None
     except Exception as exc:  # onnxruntime raises its own untyped errors
-        raise ModelError(f"{what} model {path} cannot be loaded: {str(exc).splitlines()[0]}") from None
+        raise ModelError(
+            f"{what} model {path} cannot be loaded: {str(exc).splitlines()[0]}"
+        ) from None
     if found != classes and not (extra and found == classes + extra):
         raise ModelError(f"{what} model {path} has classes {found}, expected {classes}")
     return session, meta
@@ -121,19 +133,35 @@ def open_classifier(path: Path, what: str, classes: tuple[str, ...], *, env: str
 class FaceClassifier:
     """The face model, loaded once; call `read` or `classify` per frame."""
 
-    def __init__(self, path: str | Path | None = None, *, profile: ProfileHead | None = None,
-                 threads: int = 2) -> None:
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        profile: ProfileHead | None = None,
+        threads: int = 2,
+    ) -> None:
         self.path = Path(path) if path is not None else default_model_path()
-        self._session, meta = open_classifier(self.path, "face", FACES, env=MODEL_ENV,
-                                              script="models/train_faces.py", threads=threads, extra=(NOT_A_DIE,))
+        self._session, meta = open_classifier(
+            self.path,
+            "face",
+            FACES,
+            env=MODEL_ENV,
+            script="models/train_faces.py",
+            threads=threads,
+            extra=(NOT_A_DIE,),
+        )
         self.calibration = Calibration(float(meta["temperature"]), float(meta["threshold"]))
         self.knows_non_dice = meta["classes"].split(",")[-1] == NOT_A_DIE
         width = self._session.get_outputs()[0].shape[-1]
         if isinstance(width, int) and width != len(FACES) + self.knows_non_dice:
-            raise ModelError(f"face model {self.path} gives {width} outputs for {len(FACES) + self.knows_non_dice} "
-                             "classes; rebuild it with models/train_faces.py")
+            raise ModelError(
+                f"face model {self.path} gives {width} outputs for {len(FACES) + self.knows_non_dice} "
+                "classes; rebuild it with models/train_faces.py"
+            )
         # Without a chosen limit nothing is dropped: a real die must never be.
-        self.not_die_threshold = float(meta.get("not_die_threshold", "2")) if self.knows_non_dice else 2.0
+        self.not_die_threshold = (
+            float(meta.get("not_die_threshold", "2")) if self.knows_non_dice else 2.0
+        )
         self._input = self._session.get_inputs()[0].name
         self.profile = profile
 
@@ -142,7 +170,9 @@ class FaceClassifier:
         if crops.ndim != 4 or crops.shape[1:] != (CROP_SIZE, CROP_SIZE, 3):
             raise ValueError(f"crops must have shape (N, {CROP_SIZE}, {CROP_SIZE}, 3)")
         if len(crops) == 0:
-            return np.zeros((0, len(FACES) + self.knows_non_dice), np.float32), np.zeros((0, 0), np.float32)
+            return np.zeros((0, len(FACES) + self.knows_non_dice), np.float32), np.zeros(
+                (0, 0), np.float32
+            )
         logits, emb = self._session.run(None, {self._input: crops.astype(np.float32)})
         return np.asarray(logits, np.float32), np.asarray(emb, np.float32)
 
@@ -152,16 +182,28 @@ class FaceClassifier:
         not_die = p[:, len(FACES)] if self.knows_non_dice else np.zeros(len(p), np.float32)
         return np.ascontiguousarray(p[:, : len(FACES)]), np.asarray(not_die, np.float32)
 
-    def probabilities(self, crops: npt.NDArray[np.uint8]) -> tuple[F32, float, npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    def probabilities(
+        self, crops: npt.NDArray[np.uint8]
+    ) -> tuple[F32, float, npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
         """Calibrated probabilities (N, 5), the threshold that applies to them, dice unlike any
         motif, and crops that are no die at all."""
         if self.profile is not None:
             logits, rot_emb = rotation_run(self, crops, READ_ROTATIONS)
             probs, unlike = self.profile.read(rot_emb)
-            return probs, self.profile.threshold, unlike, self.motif_probabilities(logits)[1] >= self.not_die_threshold
+            return (
+                probs,
+                self.profile.threshold,
+                unlike,
+                self.motif_probabilities(logits)[1] >= self.not_die_threshold,
+            )
         logits, _ = self.run(crops)
         probs, not_die = self.motif_probabilities(logits)
-        return probs, self.calibration.threshold, np.zeros(len(crops), bool), not_die >= self.not_die_threshold
+        return (
+            probs,
+            self.calibration.threshold,
+            np.zeros(len(crops), bool),
+            not_die >= self.not_die_threshold,
+        )
 
     def classify(self, crops: npt.NDArray[np.uint8]) -> list[FaceReading]:
         """Read a batch of crops (N, 64, 64, 3) uint8 BGR."""
@@ -176,7 +218,9 @@ class FaceClassifier:
             out.append(FaceReading(FACES[k] if sure else UNKNOWN, conf, FACES[k], bool(not_die[i])))
         return out
 
-    def read(self, image_bgr: npt.NDArray[np.uint8], corners: Sequence[npt.ArrayLike]) -> list[FaceReading]:
+    def read(
+        self, image_bgr: npt.NDArray[np.uint8], corners: Sequence[npt.ArrayLike]
+    ) -> list[FaceReading]:
         """Read every die of a frame given the corners of each top face."""
         return self.classify(cut_faces(image_bgr, corners))
 
@@ -190,15 +234,21 @@ def with_rotations(crops: npt.NDArray[np.uint8], rotations: int = 4) -> npt.NDAr
     """Each crop at 0, 90, 180 and 270 degrees (the first `rotations` of them): (RN, ...), rotation-major."""
     if rotations == 1:
         return crops
-    return np.ascontiguousarray(np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(rotations)]))
+    return np.ascontiguousarray(
+        np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(rotations)])
+    )
 
 
-def rotation_run(classifier: FaceClassifier, crops: npt.NDArray[np.uint8], rotations: int = 4) -> tuple[F32, F32]:
+def rotation_run(
+    classifier: FaceClassifier, crops: npt.NDArray[np.uint8], rotations: int = 4
+) -> tuple[F32, F32]:
     """Logits of the crops as they are (N, C), and normalised embeddings at `rotations` right angles (R, N, D)."""
     logits, emb = classifier.run(with_rotations(crops, rotations))
     return logits[: len(crops)], normalise(emb.reshape(rotations, len(crops), -1))
 
 
-def rotation_embeddings(classifier: FaceClassifier, crops: npt.NDArray[np.uint8], rotations: int = 4) -> F32:
+def rotation_embeddings(
+    classifier: FaceClassifier, crops: npt.NDArray[np.uint8], rotations: int = 4
+) -> F32:
     """Normalised embeddings of every crop at its right angles: (R, N, D), four unless told."""
     return rotation_run(classifier, crops, rotations)[1]

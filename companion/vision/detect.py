@@ -68,8 +68,12 @@ def find_dice(image: ImageBGR, settings: DetectorSettings | None = None) -> list
     if min(image.shape[:2]) < s.min_edge:
         return []  # no die fits
     scale = min(1.0, _WORK_MIN_EDGE / s.min_edge)
-    small = image if scale == 1.0 else np.asarray(
-        cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), np.uint8
+    small = (
+        image
+        if scale == 1.0
+        else np.asarray(
+            cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), np.uint8
+        )
     )
     bright = _value(small)
     mask = _top_faces(bright, _foreground(small, s, scale), s.min_edge * scale)
@@ -91,8 +95,11 @@ def _one_per_place(dice: list[FoundDie]) -> list[FoundDie]:
     ranked = sorted(dice, key=lambda d: (not d.clean, -d.edge))
     kept: list[FoundDie] = []
     for d in ranked:
-        if all(np.hypot(d.center[0] - k.center[0], d.center[1] - k.center[1])
-               > 0.5 * min(d.edge, k.edge) for k in kept):
+        if all(
+            np.hypot(d.center[0] - k.center[0], d.center[1] - k.center[1])
+            > 0.5 * min(d.edge, k.edge)
+            for k in kept
+        ):
             kept.append(d)
     return kept
 
@@ -136,7 +143,10 @@ def _foreground(small: ImageBGR, s: DetectorSettings, scale: float) -> npt.NDArr
     die = (s.min_edge * scale) ** 2
     fg = _fill_holes(fg, 0.5 * die)
     k = max(3, int(s.min_edge * scale / 3) | 1)
-    fg = np.asarray(cv2.morphologyEx(fg, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))), np.uint8)
+    fg = np.asarray(
+        cv2.morphologyEx(fg, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))),
+        np.uint8,
+    )
     fg = _fill_holes(fg)
     up = cv2.resize(fg, (w, h), interpolation=cv2.INTER_LINEAR)
     return np.asarray((up > 127).astype(np.uint8) * 255, np.uint8)
@@ -148,7 +158,9 @@ def _value(small: ImageBGR) -> npt.NDArray[np.uint8]:
     return np.asarray(cv2.max(cv2.max(b, g), r), np.uint8)
 
 
-def _framed_by_shade(v: npt.NDArray[np.uint8], min_edge: float, max_edge: float) -> npt.NDArray[np.uint8]:
+def _framed_by_shade(
+    v: npt.NDArray[np.uint8], min_edge: float, max_edge: float
+) -> npt.NDArray[np.uint8]:
     """Top faces the colour of the mat (white dice on white paper): light squares
     ringed by darker pixels, namely the die's own sides, its bevel and its shadow."""
     h, w = v.shape
@@ -159,14 +171,16 @@ def _framed_by_shade(v: npt.NDArray[np.uint8], min_edge: float, max_edge: float)
     dark = np.asarray(cv2.morphologyEx(dark, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)), np.uint8)
     holes = cv2.subtract(_fill_holes(dark), dark)
     k = max(3, int(min_edge / 4) | 1)
-    holes = cv2.morphologyEx(holes, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    holes = cv2.morphologyEx(
+        holes, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    )
     n, labels, stats, _ = cv2.connectedComponentsWithStats(holes, connectivity=4)
     out = np.zeros_like(holes)
     lo, hi = (0.6 * min_edge) ** 2, (1.2 * max_edge) ** 2
     for i in range(1, n):
         x, y, bw, bh, area = (int(c) for c in stats[i])
         if lo <= area <= hi and max(bw, bh) <= 1.6 * min(bw, bh) and area >= 0.55 * bw * bh:
-            out[y:y + bh, x:x + bw][labels[y:y + bh, x:x + bw] == i] = 255
+            out[y : y + bh, x : x + bw][labels[y : y + bh, x : x + bw] == i] = 255
     return np.asarray(out, np.uint8)
 
 
@@ -198,8 +212,10 @@ def _top_faces(
         out[sl][inside & (v[sl] > t)] = 255
     out = _fill_holes(out)
     k = max(3, int(min_edge / 4) | 1)
-    return np.asarray(cv2.morphologyEx(out, cv2.MORPH_OPEN,
-                      cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))), np.uint8)
+    return np.asarray(
+        cv2.morphologyEx(out, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))),
+        np.uint8,
+    )
 
 
 def _table_modes(img: FloatArray, max_edge: float) -> FloatArray:
@@ -211,8 +227,9 @@ def _table_modes(img: FloatArray, max_edge: float) -> FloatArray:
     """
     h, w = img.shape[:2]
     f = 4
-    tiny = np.asarray(cv2.resize(img, (max(w // f, 4), max(h // f, 4)), interpolation=cv2.INTER_AREA),
-                      np.float32)
+    tiny = np.asarray(
+        cv2.resize(img, (max(w // f, 4), max(h // f, 4)), interpolation=cv2.INTER_AREA), np.float32
+    )
     th, tw = tiny.shape[:2]
     q = np.clip(tiny / 12.0, 0, 31).astype(np.int32)
     codes = (q[..., 0] * 32 + q[..., 1]) * 32 + q[..., 2]
@@ -234,8 +251,9 @@ def _table_modes(img: FloatArray, max_edge: float) -> FloatArray:
             grid[iy, ix, 1] = first
             if len(order) > 1 and counts[order[1]] >= 0.5 * counts[order[0]]:
                 grid[iy, ix, 1] = px[c == vals[order[1]]].mean(axis=0)
-    modes = np.asarray(cv2.resize(grid.reshape(ny, nx, 6), (w, h), interpolation=cv2.INTER_LINEAR),
-                       np.float32)
+    modes = np.asarray(
+        cv2.resize(grid.reshape(ny, nx, 6), (w, h), interpolation=cv2.INTER_LINEAR), np.float32
+    )
     return modes.reshape(h, w, 2, 3)
 
 
@@ -251,7 +269,9 @@ def _background(img: FloatArray, keep: npt.NDArray[np.bool_], cell: float) -> Fl
     f = max(2, int(cell / 6))
     gw, gh = max(4, w // f), max(4, h // f)
     wgt = keep.astype(np.float32)
-    num = np.asarray(cv2.resize(img * wgt[..., None], (gw, gh), interpolation=cv2.INTER_AREA), np.float32)
+    num = np.asarray(
+        cv2.resize(img * wgt[..., None], (gw, gh), interpolation=cv2.INTER_AREA), np.float32
+    )
     den = np.asarray(cv2.resize(wgt, (gw, gh), interpolation=cv2.INTER_AREA), np.float32)
     num = np.asarray(cv2.blur(num, (3, 3)), np.float32)
     den = np.asarray(cv2.blur(den, (3, 3)), np.float32)
@@ -294,7 +314,9 @@ def _threshold(dist: FloatArray, keep: npt.NDArray[np.bool_], s: DetectorSetting
     return max(s.min_contrast, med + s.sigmas * mad)
 
 
-def _fill_holes(mask: npt.NDArray[np.uint8], max_area: float | None = None) -> npt.NDArray[np.uint8]:
+def _fill_holes(
+    mask: npt.NDArray[np.uint8], max_area: float | None = None
+) -> npt.NDArray[np.uint8]:
     """Fill the holes of a mask (ink, pips), or only those smaller than ``max_area``."""
     if max_area is None:
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -314,8 +336,12 @@ def _fill_holes(mask: npt.NDArray[np.uint8], max_area: float | None = None) -> n
 
 
 def _dice_in_mask(
-    mask: npt.NDArray[np.uint8], small: ImageBGR, bright: npt.NDArray[np.uint8], min_edge: float,
-    max_edge: float, s: DetectorSettings,
+    mask: npt.NDArray[np.uint8],
+    small: ImageBGR,
+    bright: npt.NDArray[np.uint8],
+    min_edge: float,
+    max_edge: float,
+    s: DetectorSettings,
 ) -> list[FoundDie]:
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     h, w = mask.shape
@@ -334,11 +360,15 @@ def _dice_in_mask(
             c = die.corners + np.array([x0, y0], np.float32)
             if _in_printed_frame(bright, c) or _like_surroundings(small, c, s.min_contrast):
                 continue
-            found.append(FoundDie(
-                center=(die.center[0] + x0, die.center[1] + y0), corners=c, edge=die.edge,
-                clean=die.clean and not touches_border,
-                reason=die.reason or ("near the frame border" if touches_border else ""),
-            ))
+            found.append(
+                FoundDie(
+                    center=(die.center[0] + x0, die.center[1] + y0),
+                    corners=c,
+                    edge=die.edge,
+                    clean=die.clean and not touches_border,
+                    reason=die.reason or ("near the frame border" if touches_border else ""),
+                )
+            )
     return found
 
 
@@ -375,8 +405,12 @@ def _in_printed_frame(bright: npt.NDArray[np.uint8], corners: FloatArray) -> boo
     grid = np.array([[a, b] for a in ts for b in ts], np.float32)
     # Bilinear map of the unit square onto the face, sampled inside only.
     c0, c1, c2, c3 = corners
-    pts = ((1 - grid[:, :1]) * (1 - grid[:, 1:]) * c0 + grid[:, :1] * (1 - grid[:, 1:]) * c1
-           + grid[:, :1] * grid[:, 1:] * c2 + (1 - grid[:, :1]) * grid[:, 1:] * c3)
+    pts = (
+        (1 - grid[:, :1]) * (1 - grid[:, 1:]) * c0
+        + grid[:, :1] * (1 - grid[:, 1:]) * c1
+        + grid[:, :1] * grid[:, 1:] * c2
+        + (1 - grid[:, :1]) * grid[:, 1:] * c3
+    )
     level: float | None = None
     for i in range(4):
         a, b = corners[i], corners[(i + 1) % 4]
@@ -428,8 +462,12 @@ def _polygon_mask(poly: FloatArray, shape: tuple[int, ...]) -> npt.NDArray[np.ui
 
 
 def _split_blob(
-    blob: npt.NDArray[np.uint8], bright: npt.NDArray[np.uint8], min_edge: float,
-    max_edge: float, s: DetectorSettings, cut: bool = False,
+    blob: npt.NDArray[np.uint8],
+    bright: npt.NDArray[np.uint8],
+    min_edge: float,
+    max_edge: float,
+    s: DetectorSettings,
+    cut: bool = False,
 ) -> list[FoundDie]:
     """One blob into dice: itself if it is one square, else its squares or watershed pieces."""
     single = _as_die(blob, min_edge, max_edge, s, cut)
@@ -453,7 +491,8 @@ def _split_blob(
     markers[(blob > 0) & (seeds == 0)] = 0
     markers[blob == 0] = 1
     ws_in = cv2.cvtColor(
-        (255 - np.clip(dist * (255.0 / max(peak, 1.0)), 0, 255)).astype(np.uint8), cv2.COLOR_GRAY2BGR
+        (255 - np.clip(dist * (255.0 / max(peak, 1.0)), 0, 255)).astype(np.uint8),
+        cv2.COLOR_GRAY2BGR,
     )
     markers = cv2.watershed(ws_in, markers)
     out: list[FoundDie] = []
@@ -470,8 +509,11 @@ def _split_blob(
 
 
 def _split_row(
-    blob: npt.NDArray[np.uint8], bright: npt.NDArray[np.uint8], min_edge: float,
-    max_edge: float, s: DetectorSettings,
+    blob: npt.NDArray[np.uint8],
+    bright: npt.NDArray[np.uint8],
+    min_edge: float,
+    max_edge: float,
+    s: DetectorSettings,
 ) -> list[FoundDie]:
     """Dice side by side in a row make a k:1 rectangle with no waist; cut it in k squares.
 
@@ -498,8 +540,10 @@ def _split_row(
     for j in range(1, k):
         cut_at = np.array([cx, cy]) + axis * (j - k / 2) * step
         line = _sample(bright, (cut_at + across * ts).astype(np.float32), w, h)
-        sides = [_sample(bright, (cut_at + axis * d * step + across * ts).astype(np.float32), w, h)
-                 for d in (-0.3, 0.3)]
+        sides = [
+            _sample(bright, (cut_at + axis * d * step + across * ts).astype(np.float32), w, h)
+            for d in (-0.3, 0.3)
+        ]
         if float(np.median(line)) > 0.93 * min(float(np.median(v)) for v in sides):
             return []
     out = []
@@ -508,13 +552,19 @@ def _split_row(
         c = (float(cx + axis[0] * off), float(cy + axis[1] * off))
         box = cv2.boxPoints((c, (step, short), float(np.rad2deg(theta))))
         ok = max(step, short) / min(step, short) <= s.max_aspect
-        out.append(FoundDie(c, order_corners(box), float(np.sqrt(step * short)), ok,
-                            "" if ok else "not square"))
+        out.append(
+            FoundDie(
+                c, order_corners(box), float(np.sqrt(step * short)), ok, "" if ok else "not square"
+            )
+        )
     return out
 
 
 def _as_die(
-    piece: npt.NDArray[np.uint8], min_edge: float, max_edge: float, s: DetectorSettings,
+    piece: npt.NDArray[np.uint8],
+    min_edge: float,
+    max_edge: float,
+    s: DetectorSettings,
     cut: bool = False,
 ) -> FoundDie | None:
     """The die this blob is, flagged if its shape is doubtful; None if no die.
@@ -540,8 +590,9 @@ def _as_die(
             return None
         if max(rw, rh) > 1.15 * max_edge or min(rw, rh) > max_edge:
             return None
-        return FoundDie((float(cx), float(cy)), corners, float(max(rw, rh)), False,
-                        "cut by the frame border")
+        return FoundDie(
+            (float(cx), float(cy)), corners, float(max(rw, rh)), False, "cut by the frame border"
+        )
     if edge < 0.7 * min_edge or min(rw, rh) < 0.6 * min_edge:
         return None
     if aspect > 2.6 or fill < 0.6:

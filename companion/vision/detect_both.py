@@ -39,7 +39,13 @@ def find_dice_both(image_bgr: npt.NDArray[np.uint8]) -> list[FoundDie]:
                 out.append(replace(die, clean=False, reason=other.reason))
     for i, die in enumerate(classic):
         if i not in used:
-            out.append(replace(die, clean=False, reason=die.reason or "only the classical finder sees a die here"))
+            out.append(
+                replace(
+                    die,
+                    clean=False,
+                    reason=die.reason or "only the classical finder sees a die here",
+                )
+            )
     return out
 
 

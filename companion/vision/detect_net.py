@@ -68,11 +68,15 @@ def load_session(path: str | Path | None = None, *, threads: int = 2) -> Any:
     if key in _SESSIONS:
         return _SESSIONS[key]
     if not p.is_file():
-        raise DetectorModelError(f"die detector model not found at {p} (set {MODEL_ENV} to its path)")
+        raise DetectorModelError(
+            f"die detector model not found at {p} (set {MODEL_ENV} to its path)"
+        )
     try:
         sess = cpu_session(p, threads)
     except Exception as exc:  # onnxruntime raises its own untyped errors
-        raise DetectorModelError(f"die detector model {p} cannot be loaded: {str(exc).splitlines()[0]}") from None
+        raise DetectorModelError(
+            f"die detector model {p} cannot be loaded: {str(exc).splitlines()[0]}"
+        ) from None
     _SESSIONS[key] = sess
     return sess
 
@@ -161,8 +165,17 @@ def select(cands: list[Candidate], w: int, h: int, cfg: NetSettings) -> list[Fou
         if is_cut:
             reasons.append("cut by the frame border")
         sized = c.score >= cfg.threshold and not is_cut
-        out.append(FoundDie((float(c.x), float(c.y)), c.corners, c.edge, not reasons, "; ".join(reasons),
-                            sized=sized, size_doubt=sized and len(reasons) == 1))
+        out.append(
+            FoundDie(
+                (float(c.x), float(c.y)),
+                c.corners,
+                c.edge,
+                not reasons,
+                "; ".join(reasons),
+                sized=sized,
+                size_doubt=sized and len(reasons) == 1,
+            )
+        )
     return out
 
 
@@ -213,8 +226,12 @@ def find_dice_net(
     h, w = image_bgr.shape[:2]
     cands = _candidates(sess, image_bgr, input_long, min(cfg.low, cfg.threshold))
     if cfg.drop_below > 0 or cfg.promote_at <= 1:
-        cands = [replace(c, second=second_look(sess, image_bgr, c, cfg.look_px))
-                 if cfg.low <= c.score < cfg.threshold and c.edge >= cfg.min_edge else c for c in cands]
+        cands = [
+            replace(c, second=second_look(sess, image_bgr, c, cfg.look_px))
+            if cfg.low <= c.score < cfg.threshold and c.edge >= cfg.min_edge
+            else c
+            for c in cands
+        ]
     return select(cands, w, h, cfg)
 
 
@@ -268,7 +285,9 @@ def _overlap(a: F32, b: F32) -> float:
     small = min(abs(float(cv2.contourArea(a))), abs(float(cv2.contourArea(b))))
     if small <= 0:
         return 0.0
-    inter, _ = cv2.intersectConvexConvex(np.ascontiguousarray(a, np.float32), np.ascontiguousarray(b, np.float32))
+    inter, _ = cv2.intersectConvexConvex(
+        np.ascontiguousarray(a, np.float32), np.ascontiguousarray(b, np.float32)
+    )
     return float(inter) / small
 
 

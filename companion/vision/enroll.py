@@ -82,20 +82,32 @@ class SelfCheck:
     right: int  # read right (not `?`)
     unsure: int  # read `?`
     confusion: tuple[tuple[int, ...], ...]  # rows: the folder's motif; columns: FACES + ("?",)
-    unchecked: tuple[str, ...] = ()  # motifs with a single frame: no frame of theirs can be left out
+    unchecked: tuple[
+        str, ...
+    ] = ()  # motifs with a single frame: no frame of theirs can be left out
 
     @property
     def accuracy(self) -> float:
         return self.right / self.dice if self.dice else 0.0
 
     def to_json(self) -> dict[str, Any]:
-        return {"dice": self.dice, "right": self.right, "unsure": self.unsure,
-                "confusion": [list(r) for r in self.confusion], "unchecked": list(self.unchecked)}
+        return {
+            "dice": self.dice,
+            "right": self.right,
+            "unsure": self.unsure,
+            "confusion": [list(r) for r in self.confusion],
+            "unchecked": list(self.unchecked),
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> SelfCheck:
-        return cls(int(d["dice"]), int(d["right"]), int(d["unsure"]),
-                   tuple(tuple(int(v) for v in r) for r in d["confusion"]), tuple(str(u) for u in d["unchecked"]))
+        return cls(
+            int(d["dice"]),
+            int(d["right"]),
+            int(d["unsure"]),
+            tuple(tuple(int(v) for v in r) for r in d["confusion"]),
+            tuple(str(u) for u in d["unchecked"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -115,7 +127,9 @@ class Profile:
     def read(self, rot_emb: F32) -> tuple[F32, npt.NDArray[np.bool_]]:
         """Probabilities (N, 5) averaged over the rotations given (R, N, D), and which dice are unlike any motif."""
         z = rot_emb @ self.weights + self.bias  # (4, N, 5)
-        probs = np.asarray(softmax(z.reshape(-1, z.shape[-1])).reshape(z.shape).mean(axis=0), np.float32)
+        probs = np.asarray(
+            softmax(z.reshape(-1, z.shape[-1])).reshape(z.shape).mean(axis=0), np.float32
+        )
         return probs, self.similarity(rot_emb, probs.argmax(axis=1)) < self.min_similarity
 
     def similarity(self, rot_emb: F32, motif: npt.NDArray[np.intp] | I64) -> F32:
@@ -127,19 +141,29 @@ class Profile:
         """Write the profile folder (0700, files 0600); EnrolmentError with one sentence when it cannot."""
         out = Path(folder)
         if out.exists() and not out.is_dir():
-            raise EnrolmentError(f"{out} is a file; --out names the folder the profile is written to")
+            raise EnrolmentError(
+                f"{out} is a file; --out names the folder the profile is written to"
+            )
         buf = io.BytesIO()
         np.savez(buf, weights=self.weights, bias=self.bias, prototypes=self.prototypes)
-        meta = {"classes": list(FACES), "head": HEAD_KIND, "threshold": self.threshold,
-                "min_similarity": self.min_similarity, "model": self.model,
-                "counts": dict(zip(FACES, self.counts, strict=True)),
-                "self_check": self.check.to_json() if self.check else None, "warnings": list(self.warnings)}
+        meta = {
+            "classes": list(FACES),
+            "head": HEAD_KIND,
+            "threshold": self.threshold,
+            "min_similarity": self.min_similarity,
+            "model": self.model,
+            "counts": dict(zip(FACES, self.counts, strict=True)),
+            "self_check": self.check.to_json() if self.check else None,
+            "warnings": list(self.warnings),
+        }
         try:
             private_dir(out)
             write_private(out / PROFILE_FILE, buf.getvalue())
             write_private(out / META_FILE, json.dumps(meta, indent=1) + "\n")
         except OSError as exc:
-            raise EnrolmentError(f"cannot write the profile to {out}: {exc.strerror or exc}") from None
+            raise EnrolmentError(
+                f"cannot write the profile to {out}: {exc.strerror or exc}"
+            ) from None
 
     @classmethod
     def load(cls, folder: str | Path, classifier: FaceClassifier | None = None) -> Profile:
@@ -148,19 +172,37 @@ class Profile:
         try:
             meta = json.loads((d / META_FILE).read_text())
             if meta.get("head") != HEAD_KIND:
-                raise EnrolmentError(f"the profile in {d} was made by an older companion; enrol again")
+                raise EnrolmentError(
+                    f"the profile in {d} was made by an older companion; enrol again"
+                )
             with np.load(d / PROFILE_FILE) as npz:
-                weights, bias = np.asarray(npz["weights"], np.float32), np.asarray(npz["bias"], np.float32)
+                weights, bias = (
+                    np.asarray(npz["weights"], np.float32),
+                    np.asarray(npz["bias"], np.float32),
+                )
                 protos = np.asarray(npz["prototypes"], np.float32)
             check = SelfCheck.from_json(meta["self_check"]) if meta.get("self_check") else None
-            prof = cls(weights, bias, protos, float(meta["threshold"]), float(meta["min_similarity"]),
-                       str(meta["model"]), tuple(int(meta["counts"][f]) for f in FACES), check,
-                       tuple(str(w) for w in meta.get("warnings", [])))
+            prof = cls(
+                weights,
+                bias,
+                protos,
+                float(meta["threshold"]),
+                float(meta["min_similarity"]),
+                str(meta["model"]),
+                tuple(int(meta["counts"][f]) for f in FACES),
+                check,
+                tuple(str(w) for w in meta.get("warnings", [])),
+            )
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise EnrolmentError(f"cannot read the profile in {d}: {exc}") from None
         k = len(FACES)
-        if (tuple(meta["classes"]) != FACES or weights.ndim != 2 or weights.shape[1] != k or bias.shape != (k,)
-                or protos.shape != (k, weights.shape[0])):
+        if (
+            tuple(meta["classes"]) != FACES
+            or weights.ndim != 2
+            or weights.shape[1] != k
+            or bias.shape != (k,)
+            or protos.shape != (k, weights.shape[0])
+        ):
             raise EnrolmentError(f"the profile in {d} is not a face profile")
         if classifier is not None and prof.model != model_digest(classifier.path):
             raise EnrolmentError(f"the profile in {d} was made for another face model; enrol again")
@@ -171,13 +213,22 @@ class Profile:
         text = f"{sum(self.counts)} dice enrolled"
         if self.check and self.check.dice:
             c = self.check
-            text += (f"; self-check {100 * c.accuracy:.1f}% read right, {c.unsure} `?`, "
-                     f"{c.dice - c.right - c.unsure} wrong of {c.dice} dice with their frame left out")
+            text += (
+                f"; self-check {100 * c.accuracy:.1f}% read right, {c.unsure} `?`, "
+                f"{c.dice - c.right - c.unsure} wrong of {c.dice} dice with their frame left out"
+            )
         return text
 
 
-def fit_head(embeddings: F32, labels: I64, offset: F32 | None = None, *, l2: float = 1e-3,
-             bias_l2: float = 0.1, steps: int = 300) -> tuple[F32, F32]:
+def fit_head(
+    embeddings: F32,
+    labels: I64,
+    offset: F32 | None = None,
+    *,
+    l2: float = 1e-3,
+    bias_l2: float = 0.1,
+    steps: int = 300,
+) -> tuple[F32, F32]:
     """Multinomial logistic regression on normalised embeddings (full-batch Adam).
 
     ``offset`` (N, 5), if given, is added to the head's logits. The bias is
@@ -215,7 +266,9 @@ def _fit(rot_emb: F32, labels: I64) -> tuple[F32, F32, F32]:
     """Head and prototypes from rotation embeddings (4, N, D) of labelled dice."""
     d = rot_emb.shape[-1]
     w, b = fit_head(rot_emb.reshape(-1, d), np.tile(labels, 4))
-    protos = normalise(np.stack([rot_emb[:, labels == k].reshape(-1, d).mean(axis=0) for k in range(len(FACES))]))
+    protos = normalise(
+        np.stack([rot_emb[:, labels == k].reshape(-1, d).mean(axis=0) for k in range(len(FACES))])
+    )
     return w, b, protos
 
 
@@ -254,11 +307,15 @@ def _cross_check(rot_emb: F32, labels: I64, frames: I64) -> _Crossed:
     return _Crossed(probs, sim, checked, tuple(unchecked))
 
 
-def _warnings(cross: _Crossed, labels: I64, threshold: float, set_aside: tuple[int, ...]) -> list[str]:
+def _warnings(
+    cross: _Crossed, labels: I64, threshold: float, set_aside: tuple[int, ...]
+) -> list[str]:
     """Plain-words advice from the cross-check and from the dice set aside."""
     out = []
     for face in cross.unchecked:
-        out.append(f"motif {face} has a single frame, so it could not be checked: add a second frame of {face}.")
+        out.append(
+            f"motif {face} has a single frame, so it could not be checked: add a second frame of {face}."
+        )
     pred = cross.probs.argmax(axis=1)
     conf = cross.probs.max(axis=1)
     for a in range(len(FACES)):
@@ -267,17 +324,21 @@ def _warnings(cross: _Crossed, labels: I64, threshold: float, set_aside: tuple[i
             sure = int(np.sum(mixed & (conf >= threshold)))
             if sure or int(mixed.sum()) >= 2:
                 n_mixed = int(mixed.sum())
-                out.append(f"motifs {FACES[a]} and {FACES[b]} look alike on this set: {n_mixed} "
-                           f"{'die was' if n_mixed == 1 else 'dice were'} "
-                           f"taken for the other with their frame left out ({sure} of them without a ?); add a frame "
-                           "of each, in other light or with the dice turned another way.")
+                out.append(
+                    f"motifs {FACES[a]} and {FACES[b]} look alike on this set: {n_mixed} "
+                    f"{'die was' if n_mixed == 1 else 'dice were'} "
+                    f"taken for the other with their frame left out ({sure} of them without a ?); add a frame "
+                    "of each, in other light or with the dice turned another way."
+                )
     for k, face in enumerate(FACES):
         odd = set_aside[k]
         if odd:
             what = "die that does" if odd == 1 else "dice that do"
-            out.append(f"the frames of {face} hold {odd} {what} not look like the others there (another "
-                       f"motif, or not dice) and were left out: check that every die in folder {face} shows {face}, "
-                       "and take away anything that is not a die.")
+            out.append(
+                f"the frames of {face} hold {odd} {what} not look like the others there (another "
+                f"motif, or not dice) and were left out: check that every die in folder {face} shows {face}, "
+                "and take away anything that is not a die."
+            )
     return out
 
 
@@ -295,13 +356,16 @@ def _threshold(wrong_conf: F32, checked: int) -> float:
     return float(min(max(MIN_THRESHOLD, limit), 0.995))
 
 
-def fit_profile(classifier: FaceClassifier, crops: npt.NDArray[np.uint8], labels: I64,
-                frames: I64 | None = None) -> Profile:
+def fit_profile(
+    classifier: FaceClassifier, crops: npt.NDArray[np.uint8], labels: I64, frames: I64 | None = None
+) -> Profile:
     """Fit a profile on labelled crops of a table's own dice; ``frames`` says which frame each came from."""
     counts = tuple(int(c) for c in np.bincount(labels, minlength=len(FACES)))
     missing = [f for f, c in zip(FACES, counts, strict=True) if c == 0]
     if missing:
-        raise EnrolmentError(f"no die found for face(s) {', '.join(missing)}; every face needs at least one die")
+        raise EnrolmentError(
+            f"no die found for face(s) {', '.join(missing)}; every face needs at least one die"
+        )
     frames = np.arange(len(labels)) if frames is None else np.asarray(frames, np.int64)
     rot = rotation_embeddings(classifier, crops)
     # A die finder may also pick up a stone, a card or a die of another motif
@@ -341,10 +405,25 @@ def fit_profile(classifier: FaceClassifier, crops: npt.NDArray[np.uint8], labels
     confusion = np.zeros((len(FACES), len(FACES) + 1), np.int64)
     for y, pr, s in zip(labels[own], pred[own], shown[own], strict=True):
         confusion[y, pr if s else len(FACES)] += 1
-    check = SelfCheck(int(own.sum()), int(np.trace(confusion[:, : len(FACES)])), int(confusion[:, -1].sum()),
-                      tuple(tuple(int(v) for v in r) for r in confusion), cross.unchecked)
+    check = SelfCheck(
+        int(own.sum()),
+        int(np.trace(confusion[:, : len(FACES)])),
+        int(confusion[:, -1].sum()),
+        tuple(tuple(int(v) for v in r) for r in confusion),
+        cross.unchecked,
+    )
     warnings = _warnings(cross, labels, threshold, aside_counts)
-    return Profile(w, b, protos, threshold, min_sim, model_digest(classifier.path), counts, check, tuple(warnings))
+    return Profile(
+        w,
+        b,
+        protos,
+        threshold,
+        min_sim,
+        model_digest(classifier.path),
+        counts,
+        check,
+        tuple(warnings),
+    )
 
 
 class _Found(Protocol):
@@ -383,9 +462,15 @@ def collect(folder: str | Path, finder: Finder | None = None) -> Enrolment:
     frame_no = 0
     for k, face in enumerate(FACES):
         sub = root / face
-        files = sorted(p for p in sub.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES) if sub.is_dir() else []
+        files = (
+            sorted(p for p in sub.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+            if sub.is_dir()
+            else []
+        )
         if not files:
-            raise EnrolmentError(f"{sub} holds no PNG or JPEG frames; enrolment needs folders {', '.join(FACES)}")
+            raise EnrolmentError(
+                f"{sub} holds no PNG or JPEG frames; enrolment needs folders {', '.join(FACES)}"
+            )
         frames[face] = len(files)
         for path in files:
             try:
@@ -400,7 +485,9 @@ def collect(folder: str | Path, finder: Finder | None = None) -> Enrolment:
             frame_no += 1
     if not crops:
         raise EnrolmentError(f"no dice were found in the frames under {root}")
-    return Enrolment(np.stack(crops), np.asarray(labels, np.int64), np.asarray(frame_ids, np.int64), frames)
+    return Enrolment(
+        np.stack(crops), np.asarray(labels, np.int64), np.asarray(frame_ids, np.int64), frames
+    )
 
 
 def check_out(out: Path) -> None:
@@ -414,8 +501,13 @@ def check_out(out: Path) -> None:
         raise EnrolmentError(f"cannot write the profile to {out}: {base} may not be written")
 
 
-def enroll(folder: str | Path, out: str | Path, *, model: str | Path | None = None,
-           finder: Finder | None = None) -> Profile:
+def enroll(
+    folder: str | Path,
+    out: str | Path,
+    *,
+    model: str | Path | None = None,
+    finder: Finder | None = None,
+) -> Profile:
     """`companion vision enroll DIR --out PROFILE`: fit and save a profile."""
     check_out(Path(out))  # before minutes of work, not after
     try:
@@ -428,7 +520,9 @@ def enroll(folder: str | Path, out: str | Path, *, model: str | Path | None = No
     return profile
 
 
-def load_reader(profile: str | Path | None = None, model: str | Path | None = None) -> FaceClassifier:
+def load_reader(
+    profile: str | Path | None = None, model: str | Path | None = None
+) -> FaceClassifier:
     """The face reader, adapted by a profile folder when one is given.
 
     Raises ModelError or EnrolmentError, each with a one-sentence message.

@@ -29,7 +29,9 @@ def _cmd_enroll(args: argparse.Namespace) -> int:
         print(f"companion vision enroll: the die finder is unavailable ({exc}).", file=sys.stderr)
         return 1
     counts = ", ".join(f"{f}: {n}" for f, n in zip(FACES, profile.counts, strict=True))
-    print(f"enrolled {sum(profile.counts)} dice ({counts}) into {args.out} in {time.perf_counter() - start:.1f} s")
+    print(
+        f"enrolled {sum(profile.counts)} dice ({counts}) into {args.out} in {time.perf_counter() - start:.1f} s"
+    )
     for line in self_check_lines(profile):
         print(line)
     return 0
@@ -40,19 +42,30 @@ def self_check_lines(profile: Profile) -> list[str]:
     check = profile.check
     lines = []
     if check is not None and check.dice:
-        lines.append(f"self-check (each frame read by a profile fitted without it): {check.right} of {check.dice} "
-                     f"dice read right ({100 * check.accuracy:.1f}%), {check.unsure} read ?, "
-                     f"{check.dice - check.right - check.unsure} wrong")
+        lines.append(
+            f"self-check (each frame read by a profile fitted without it): {check.right} of {check.dice} "
+            f"dice read right ({100 * check.accuracy:.1f}%), {check.unsure} read ?, "
+            f"{check.dice - check.right - check.unsure} wrong"
+        )
         for k, face in enumerate(FACES):
             row = check.confusion[k]
             n = sum(row)
             if n == 0:
-                lines.append(f"  {face}: {profile.counts[k]} dice learnt, not checked (a single frame)")
+                lines.append(
+                    f"  {face}: {profile.counts[k]} dice learnt, not checked (a single frame)"
+                )
                 continue
-            others = ", ".join(f"{row[j]} as {FACES[j]}" for j in range(len(FACES)) if j != k and row[j])
-            lines.append(f"  {face}: {profile.counts[k]} dice learnt, {row[k]} of {n} told apart"
-                         + (f", {row[-1]} ?" if row[-1] else "") + (f", {others}" if others else ""))
-    lines.append(f"a die reads ? below {profile.threshold:.3f} confidence or when unlike every enrolled motif")
+            others = ", ".join(
+                f"{row[j]} as {FACES[j]}" for j in range(len(FACES)) if j != k and row[j]
+            )
+            lines.append(
+                f"  {face}: {profile.counts[k]} dice learnt, {row[k]} of {n} told apart"
+                + (f", {row[-1]} ?" if row[-1] else "")
+                + (f", {others}" if others else "")
+            )
+    lines.append(
+        f"a die reads ? below {profile.threshold:.3f} confidence or when unlike every enrolled motif"
+    )
     lines += [f"warning: {w}" for w in profile.warnings]
     if not profile.warnings:
         lines.append("no warning: every motif was told apart from the others")
@@ -62,14 +75,24 @@ def self_check_lines(profile: Profile) -> list[str]:
 def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register `enroll` on a `companion vision` subparsers object."""
     p = subparsers.add_parser(
-        "enroll", help="adapt the face reader to a table's own dice",
+        "enroll",
+        help="adapt the face reader to a table's own dice",
         description="Adapt the face reader to a table's dice. DIR holds folders I, 1, 2, 3 and E "
-                    "with frames in which every visible die shows that motif.",
+        "with frames in which every visible die shows that motif.",
     )
     p.add_argument("dir", metavar="DIR", help="folder with subfolders I, 1, 2, 3, E of frames")
     p.add_argument("--out", metavar="PROFILE", required=True, help="folder to save the profile in")
-    p.add_argument("--model", metavar="ONNX", default=None, help="face model (default: COMPANION_MODEL or the shipped one)")
+    p.add_argument(
+        "--model",
+        metavar="ONNX",
+        default=None,
+        help="face model (default: COMPANION_MODEL or the shipped one)",
+    )
     # The dice are cut by the finder that will read them: its corners are part of what the profile learns.
-    p.add_argument("--finder", choices=FINDERS, default=DEFAULT_FINDER,
-                   help=f"die finder, the one `vision read` will use (default {DEFAULT_FINDER})")
+    p.add_argument(
+        "--finder",
+        choices=FINDERS,
+        default=DEFAULT_FINDER,
+        help=f"die finder, the one `vision read` will use (default {DEFAULT_FINDER})",
+    )
     p.set_defaults(func=_cmd_enroll)

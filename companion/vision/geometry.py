@@ -16,4 +16,3 @@ def order_corners(pts: npt.ArrayLike) -> FloatArray:
     p = p[np.argsort(ang)]  # increasing angle with y down is clockwise on screen
     start = int(np.argmin(p[:, 0] + p[:, 1]))
     return np.roll(p, -start, axis=0).astype(np.float32)
-

@@ -105,8 +105,10 @@ def check_size(width: int, height: int) -> None:
     if width <= 0 or height <= 0:
         raise ImageFileError(f"its header gives a size of {width}x{height} pixels")
     if width > MAX_SIDE or height > MAX_SIDE or width * height > MAX_PIXELS:
-        raise ImageFileError(f"it is {width}x{height} pixels; frames of at most {MAX_SIDE} pixels a side and "
-                             f"{MAX_PIXELS // 1_000_000} million pixels are read")
+        raise ImageFileError(
+            f"it is {width}x{height} pixels; frames of at most {MAX_SIDE} pixels a side and "
+            f"{MAX_PIXELS // 1_000_000} million pixels are read"
+        )
 
 
 def decode_image(data: bytes) -> npt.NDArray[np.uint8]:
@@ -116,7 +118,9 @@ def decode_image(data: bytes) -> npt.NDArray[np.uint8]:
     image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if image is None:
         raise ImageFileError("it cannot be decoded (cut short or damaged)")
-    if sorted(image.shape[:2]) != sorted((width, height)):  # EXIF may turn it; more is a lying header
+    if sorted(image.shape[:2]) != sorted(
+        (width, height)
+    ):  # EXIF may turn it; more is a lying header
         raise ImageFileError("its pixels do not match the size its header gives")
     return np.asarray(image, np.uint8)
 
@@ -134,7 +138,9 @@ def load_image(path: Path | str) -> npt.NDArray[np.uint8]:
     except OSError as exc:
         raise ImageFileError(f"{p} cannot be opened ({exc.strerror})") from None
     if len(data) > MAX_FILE_BYTES:
-        raise ImageFileError(f"{p} is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB: not a camera frame")
+        raise ImageFileError(
+            f"{p} is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB: not a camera frame"
+        )
     if not data:
         raise ImageFileError(f"{p} is empty, not an image")
     try:

@@ -22,7 +22,13 @@ ARUCO_DICT = cv2.aruco.DICT_4X4_50
 MARKER_IDS = (0, 1, 2, 3)
 PAPER_MM = {"A3": (420.0, 297.0), "A2": (594.0, 420.0)}
 # Slots used by n cults, in seating order, chosen so cults sit spread around the mat.
-SLOTS_FOR_CULTS = {2: (1, 4), 3: (1, 3, 5), 4: (1, 2, 4, 5), 5: (1, 2, 3, 4, 5), 6: (1, 2, 3, 4, 5, 6)}
+SLOTS_FOR_CULTS = {
+    2: (1, 4),
+    3: (1, 3, 5),
+    4: (1, 2, 4, 5),
+    5: (1, 2, 3, 4, 5),
+    6: (1, 2, 3, 4, 5, 6),
+}
 
 Polygon = list[tuple[float, float]]
 
@@ -134,8 +140,8 @@ def draw_mat(
     for mid in MARKER_IDS:
         tile = cv2.aruco.generateImageMarker(dictionary, mid, side)
         x, y = (geom.marker_corners_mm(mid)[0] * px_per_mm).round().astype(int)
-        img[max(0, y - quiet):y + side + quiet, max(0, x - quiet):x + side + quiet] = 255
-        img[y:y + side, x:x + side] = cv2.cvtColor(tile, cv2.COLOR_GRAY2BGR)
+        img[max(0, y - quiet) : y + side + quiet, max(0, x - quiet) : x + side + quiet] = 255
+        img[y : y + side, x : x + side] = cv2.cvtColor(tile, cv2.COLOR_GRAY2BGR)
     line = LINES
     thick = max(1, round(0.6 * px_per_mm))
     font_scale = 0.25 * px_per_mm
@@ -145,8 +151,16 @@ def draw_mat(
         p1 = (round(r[2] * px_per_mm), round(r[3] * px_per_mm))
         cv2.rectangle(img, p0, p1, line, thick, cv2.LINE_AA)
         org = (p0[0] + round(3 * px_per_mm), p0[1] + round(8 * px_per_mm))
-        cv2.putText(img, label, org, cv2.FONT_HERSHEY_SIMPLEX, font_scale, line,
-                    max(1, thick // 2), cv2.LINE_AA)
+        cv2.putText(
+            img,
+            label,
+            org,
+            cv2.FONT_HERSHEY_SIMPLEX,
+            font_scale,
+            line,
+            max(1, thick // 2),
+            cv2.LINE_AA,
+        )
 
     rect(geom.rolling_rect(), "rolling area")
     rect(geom.center_rect(), "center")
@@ -157,8 +171,16 @@ def draw_mat(
         legend = "seats: 2 cults 1,4 / 3 cults 1,3,5 / 4 cults 1,2,4,5 / 5 cults 1-5 / 6 cults 1-6"
         x0, _, _, y1 = geom.rolling_rect()
         org = (round((x0 + 3) * px_per_mm), round((y1 - 4) * px_per_mm))
-        cv2.putText(img, legend, org, cv2.FONT_HERSHEY_SIMPLEX, font_scale * 0.8, line,
-                    max(1, thick // 2), cv2.LINE_AA)
+        cv2.putText(
+            img,
+            legend,
+            org,
+            cv2.FONT_HERSHEY_SIMPLEX,
+            font_scale * 0.8,
+            line,
+            max(1, thick // 2),
+            cv2.LINE_AA,
+        )
     else:
         for seat, slot in enumerate(SLOTS_FOR_CULTS[cults], start=1):
             rect(slots[slot], f"cult {seat}")
@@ -179,7 +201,8 @@ def write_pdf(path: Path, image_bgr: npt.NDArray[np.uint8], size_mm: tuple[float
         f"/Resources << /XObject << /Im0 4 0 R >> >> /Contents 5 0 R >>".encode(),
         f"<< /Type /XObject /Subtype /Image /Width {w} /Height {h} /ColorSpace /DeviceRGB "
         f"/BitsPerComponent 8 /Filter /FlateDecode /Length {len(data)} >>\nstream\n".encode()
-        + data + b"\nendstream",
+        + data
+        + b"\nendstream",
         f"<< /Length {len(content)} >>\nstream\n".encode() + content + b"\nendstream",
     ]
     out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
@@ -190,5 +213,7 @@ def write_pdf(path: Path, image_bgr: npt.NDArray[np.uint8], size_mm: tuple[float
     xref = len(out)
     out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
     out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    out += (
+        f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    )
     path.write_bytes(bytes(out))

@@ -43,7 +43,9 @@ def grow_corners(corners: npt.ArrayLike, factor: float = GROW) -> npt.NDArray[np
     return np.asarray((c - center) * factor + center, np.float32)
 
 
-def cut_pip_faces(image_bgr: npt.NDArray[np.uint8], corners: Sequence[npt.ArrayLike]) -> npt.NDArray[np.uint8]:
+def cut_pip_faces(
+    image_bgr: npt.NDArray[np.uint8], corners: Sequence[npt.ArrayLike]
+) -> npt.NDArray[np.uint8]:
     """The crops the pip model reads: (N, 64, 64, 3) uint8 BGR."""
     if len(corners) == 0:
         return np.zeros((0, CROP_SIZE, CROP_SIZE, 3), np.uint8)
@@ -60,8 +62,14 @@ class PipClassifier:
 
     def __init__(self, path: str | Path | None = None, *, threads: int = 2) -> None:
         self.path = Path(path) if path is not None else default_pip_model_path()
-        self._session, meta = open_classifier(self.path, "pip", PIP_FACES, env=MODEL_ENV,
-                                              script="models/train_pips.py", threads=threads)
+        self._session, meta = open_classifier(
+            self.path,
+            "pip",
+            PIP_FACES,
+            env=MODEL_ENV,
+            script="models/train_pips.py",
+            threads=threads,
+        )
         self.temperature = float(meta["temperature"])
         self.threshold = float(meta["threshold"])
         self._input = self._session.get_inputs()[0].name
@@ -89,9 +97,13 @@ class PipClassifier:
         for row in probs:
             k = int(row.argmax())
             conf = float(row[k])
-            out.append(FaceReading(PIP_FACES[k] if conf >= self.threshold else UNKNOWN, conf, PIP_FACES[k]))
+            out.append(
+                FaceReading(PIP_FACES[k] if conf >= self.threshold else UNKNOWN, conf, PIP_FACES[k])
+            )
         return out
 
-    def read(self, image_bgr: npt.NDArray[np.uint8], corners: Sequence[npt.ArrayLike]) -> list[FaceReading]:
+    def read(
+        self, image_bgr: npt.NDArray[np.uint8], corners: Sequence[npt.ArrayLike]
+    ) -> list[FaceReading]:
         """Read every die of a frame given the finder's corners of each."""
         return self.classify(cut_pip_faces(image_bgr, corners))

@@ -27,6 +27,8 @@ from companion.vision.image_file import ImageFileError as ReadError  # an image 
 from companion.vision.image_file import load_image
 
 UNKNOWN = "?"
+
+
 class _Reading(Protocol):
     @property
     def face(self) -> str: ...
@@ -37,7 +39,9 @@ class _Reading(Protocol):
 class FaceReader(Protocol):
     """What the reader needs of the face classifier (companion.vision.classify)."""
 
-    def read(self, image_bgr: npt.NDArray[np.uint8], corners: list[npt.NDArray[np.float32]]) -> list[Any]: ...
+    def read(
+        self, image_bgr: npt.NDArray[np.uint8], corners: list[npt.NDArray[np.float32]]
+    ) -> list[Any]: ...
     def classify(self, crops: npt.NDArray[np.uint8]) -> list[Any]: ...
 
 
@@ -52,22 +56,34 @@ class DieReading:
     corners: npt.NDArray[np.float32]
 
     def to_json(self) -> dict[str, Any]:
-        return {"x": round(self.x, 1), "y": round(self.y, 1), "face": self.face,
-                "confidence": round(self.confidence, 3)}
+        return {
+            "x": round(self.x, 1),
+            "y": round(self.y, 1),
+            "face": self.face,
+            "confidence": round(self.confidence, 3),
+        }
 
 
 class Reader:
     """Finder and face classifier together; build once, then read frame after frame."""
 
-    def __init__(self, classifier: FaceReader, settings: DetectorSettings | None = None,
-                 finder: Finder | None = None) -> None:
+    def __init__(
+        self,
+        classifier: FaceReader,
+        settings: DetectorSettings | None = None,
+        finder: Finder | None = None,
+    ) -> None:
         self.classifier = classifier
         self.settings = settings
         self.finder = finder or make_finder("classic", settings)
 
     @classmethod
-    def load(cls, profile: Path | str | None = None, model: Path | str | None = None,
-             finder: str = DEFAULT_FINDER) -> Reader:
+    def load(
+        cls,
+        profile: Path | str | None = None,
+        model: Path | str | None = None,
+        finder: str = DEFAULT_FINDER,
+    ) -> Reader:
         """The shipped model (or ``model``), adapted by an enrolment profile if given.
 
         Raises companion.vision.classify.ModelError or enroll.EnrolmentError.
@@ -85,12 +101,18 @@ class Reader:
     def read(self, image_bgr: npt.NDArray[np.uint8]) -> list[DieReading]:
         return self.read_found(image_bgr, self.finder(image_bgr))
 
-    def read_found(self, image_bgr: npt.NDArray[np.uint8], found: list[FoundDie]) -> list[DieReading]:
+    def read_found(
+        self, image_bgr: npt.NDArray[np.uint8], found: list[FoundDie]
+    ) -> list[DieReading]:
         if not found:
             return []
         faces = self.classifier.read(image_bgr, [d.corners for d in found])
         # pip readings have no `not_die`: --dice d6 drops nothing
-        kept = [(die, r) for die, r in zip(found, faces, strict=True) if not getattr(r, "not_die", False)]
+        kept = [
+            (die, r)
+            for die, r in zip(found, faces, strict=True)
+            if not getattr(r, "not_die", False)
+        ]
         if len(kept) < len(found):
             # the finds set aside no longer count toward the size of this table's dice
             dice = weigh_sizes_again([die for die, _ in kept])
@@ -98,7 +120,9 @@ class Reader:
         out = []
         for die, r in kept:
             face = str(r.face) if die.clean else UNKNOWN
-            out.append(DieReading(die.center[0], die.center[1], face, float(r.confidence), die.corners))
+            out.append(
+                DieReading(die.center[0], die.center[1], face, float(r.confidence), die.corners)
+            )
         return out
 
 
@@ -114,8 +138,14 @@ class ImageResult:
     def to_json(self) -> str:
         if self.error is not None:
             return json.dumps({"image": self.image, "error": self.error}, ensure_ascii=False)
-        return json.dumps({"image": self.image, "ms": round(self.ms, 2),
-                           "dice": [d.to_json() for d in self.dice]}, ensure_ascii=False)
+        return json.dumps(
+            {
+                "image": self.image,
+                "ms": round(self.ms, 2),
+                "dice": [d.to_json() for d in self.dice],
+            },
+            ensure_ascii=False,
+        )
 
     def to_text(self) -> str:
         if self.error is not None:

@@ -23,37 +23,71 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
 
 def add_read(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
-        "read", help="read the dice in images",
+        "read",
+        help="read the dice in images",
         description="Find every die in each image and read its motif (VISION.md).",
     )
     p.add_argument("images", nargs="+", metavar="IMAGE", help="PNG or JPEG frames")
-    p.add_argument("--profile", metavar="PROFILE", default=None,
-                   help="enrolment profile folder (default: the shipped model alone)")
-    p.add_argument("--model", metavar="ONNX", default=None,
-                   help="face model (default: COMPANION_MODEL or the shipped one; with --dice d6, "
-                        "COMPANION_PIP_MODEL or models/pips.onnx)")
-    p.add_argument("--finder", choices=FINDERS, default=DEFAULT_FINDER,
-                   help=f"die finder: classic OpenCV or the learned net (default {DEFAULT_FINDER})")
-    p.add_argument("--dice", choices=DICE_KINDS, default="motifs",
-                   help="motifs: this game's dice (default); d6: ordinary pip dice, face 1-6")
+    p.add_argument(
+        "--profile",
+        metavar="PROFILE",
+        default=None,
+        help="enrolment profile folder (default: the shipped model alone)",
+    )
+    p.add_argument(
+        "--model",
+        metavar="ONNX",
+        default=None,
+        help="face model (default: COMPANION_MODEL or the shipped one; with --dice d6, "
+        "COMPANION_PIP_MODEL or models/pips.onnx)",
+    )
+    p.add_argument(
+        "--finder",
+        choices=FINDERS,
+        default=DEFAULT_FINDER,
+        help=f"die finder: classic OpenCV or the learned net (default {DEFAULT_FINDER})",
+    )
+    p.add_argument(
+        "--dice",
+        choices=DICE_KINDS,
+        default="motifs",
+        help="motifs: this game's dice (default); d6: ordinary pip dice, face 1-6",
+    )
     p.add_argument("--json", action="store_true", help="one JSON object per image per line")
     p.set_defaults(func=cmd_read)
 
 
 def add_calibrate(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     c = subparsers.add_parser(
-        "calibrate", help="find the play mat and check the camera",
+        "calibrate",
+        help="find the play mat and check the camera",
         description="Find the play mat's markers in a frame, check focus, exposure and die size, "
-                    "and save the calibration.",
+        "and save the calibration.",
     )
-    c.add_argument("--frame", metavar="FILE", default=None,
-                   help="a saved frame (default: take one from the camera)")
-    c.add_argument("--cults", type=int, default=4, choices=sorted(SLOTS_FOR_CULTS),
-                   help="number of cults at the table (default 4)")
+    c.add_argument(
+        "--frame",
+        metavar="FILE",
+        default=None,
+        help="a saved frame (default: take one from the camera)",
+    )
+    c.add_argument(
+        "--cults",
+        type=int,
+        default=4,
+        choices=sorted(SLOTS_FOR_CULTS),
+        help="number of cults at the table (default 4)",
+    )
     c.add_argument("--paper", default="A3", choices=sorted(PAPER_MM), help="mat size (default A3)")
-    c.add_argument("--die-mm", type=float, default=16.0, help="die edge in millimetres (default 16)")
-    c.add_argument("--out", metavar="PATH", type=Path, default=None,
-                   help="where to save it (default: the user calibration file)")
+    c.add_argument(
+        "--die-mm", type=float, default=16.0, help="die edge in millimetres (default 16)"
+    )
+    c.add_argument(
+        "--out",
+        metavar="PATH",
+        type=Path,
+        default=None,
+        help="where to save it (default: the user calibration file)",
+    )
     c.add_argument("--force", action="store_true", help="save even if the frame has problems")
     c.set_defaults(func=cmd_calibrate)
 
@@ -66,8 +100,10 @@ def cmd_read(args: argparse.Namespace) -> int:
     from companion.vision.read import Reader, read_images
 
     if args.dice == "d6" and args.profile is not None:
-        print("companion vision read: pip dice need no enrolment profile; leave out --profile with --dice d6.",
-              file=sys.stderr)
+        print(
+            "companion vision read: pip dice need no enrolment profile; leave out --profile with --dice d6.",
+            file=sys.stderr,
+        )
         return 2
     try:
         if args.dice == "d6":
@@ -99,13 +135,17 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         return 1
     m = report.measures
     if "die_edge_px_min" in m:
-        print(f"mat found; focus {m.get('focus', 0):.0f}, die edge "
-              f"{m['die_edge_px_min']:.0f}-{m['die_edge_px_max']:.0f} px")
+        print(
+            f"mat found; focus {m.get('focus', 0):.0f}, die edge "
+            f"{m['die_edge_px_min']:.0f}-{m['die_edge_px_max']:.0f} px"
+        )
     for problem in report.problems:
         print(f"to fix: {problem}")
     if report.calibration is None or (report.problems and not args.force):
-        print("calibration not saved: fix the above and run it again (or use --force)",
-              file=sys.stderr)
+        print(
+            "calibration not saved: fix the above and run it again (or use --force)",
+            file=sys.stderr,
+        )
         return 1
     out = args.out or user_calibration_path()
     try:

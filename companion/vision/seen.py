@@ -49,7 +49,11 @@ class TableZone:
         """The zone's name as the mat prints it ("cult 2", "center", "rolling area")."""
         if self.kind is ZoneKind.LAYOUT:
             return f"cult {self.seat}"
-        return {ZoneKind.CENTER: "center", ZoneKind.ROLLING: "rolling area", ZoneKind.OFF: "off the mat"}[self.kind]
+        return {
+            ZoneKind.CENTER: "center",
+            ZoneKind.ROLLING: "rolling area",
+            ZoneKind.OFF: "off the mat",
+        }[self.kind]
 
 
 ROLLING_AREA = TableZone(ZoneKind.ROLLING)
@@ -133,15 +137,32 @@ class Seen:
     paper: str = "A3"
 
     @classmethod
-    def of_dice(cls, dice: Sequence[SeenDie], cults: Sequence[str], source: str, frame: Frame | None,
-                paper: str, truth: tuple[str, ...] | None = None,
-                roll_kinds: tuple[ZoneKind, ...] = (ZoneKind.ROLLING,)) -> Seen:
+    def of_dice(
+        cls,
+        dice: Sequence[SeenDie],
+        cults: Sequence[str],
+        source: str,
+        frame: Frame | None,
+        paper: str,
+        truth: tuple[str, ...] | None = None,
+        roll_kinds: tuple[ZoneKind, ...] = (ZoneKind.ROLLING,),
+    ) -> Seen:
         """The roll (dice in ``roll_kinds``), each seat's layout and every die, the roll's first."""
         rolled = [d for d in dice if d.zone.kind in roll_kinds]
         rest = [d for d in dice if d.zone.kind not in roll_kinds]
-        layouts = {c: tuple(d.face for d in dice if d.zone == TableZone.layout(seat))
-                   for seat, c in enumerate(cults, start=1)}
-        return cls(tuple(d.face for d in rolled), layouts, truth, source, tuple(rolled + rest), frame, paper)
+        layouts = {
+            c: tuple(d.face for d in dice if d.zone == TableZone.layout(seat))
+            for seat, c in enumerate(cults, start=1)
+        }
+        return cls(
+            tuple(d.face for d in rolled),
+            layouts,
+            truth,
+            source,
+            tuple(rolled + rest),
+            frame,
+            paper,
+        )
 
     def layout_check(self, cult: str, expected: Sequence[str]) -> LayoutCheck:
         """Does ``cult``'s layout on the table hold what the rules expect there?"""

@@ -89,11 +89,15 @@ class SettleDetector:
     def _hand(self, g: Grey, t: float) -> bool:
         assert self._rest is not None
         diff = _changed(g, self._rest, self.s.pixel_delta).astype(np.uint8)
-        diff = np.asarray(cv2.morphologyEx(diff, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
+        diff = np.asarray(
+            cv2.morphologyEx(diff, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8
+        )
         n, labels, stats, _ = cv2.connectedComponentsWithStats(diff, connectivity=8)
         h, w = g.shape
         big = self.s.hand_fraction * h * w
-        border = set(np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]])))
+        border = set(
+            np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]))
+        )
         areas = [int(stats[i, cv2.CC_STAT_AREA]) for i in range(1, n) if i in border]
         # Most of the frame changed at once: the light or the camera moved, not a hand.
         if sum(areas) > 0.6 * h * w:
@@ -132,4 +136,3 @@ def wait_for_roll(
             return source.read(), settled
         if timeout_s is not None and t - start > timeout_s:
             raise TimeoutError(f"the table did not settle within {timeout_s:.0f} s")
-

@@ -41,13 +41,19 @@ class FrameSource(Protocol):
     def read(self) -> Frame:
         """The next full-resolution BGR frame."""
         ...
+
     def read_preview(self) -> npt.NDArray[np.uint8]:
         """A small grey frame for motion detection, cheaper than :meth:`read`."""
         ...
+
     def close(self) -> None: ...
     def __enter__(self) -> Self: ...
     def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None, /
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+        /,
     ) -> None: ...
 
 
@@ -71,7 +77,9 @@ class SourceBase(ABC):
         return self
 
     def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
         self.close()
@@ -208,7 +216,9 @@ class ImageFilesSource(SourceBase):
     """Frames from image files, or every image of a folder in name order (a replay)."""
 
     def __init__(self, paths: Sequence[Path | str] | Path | str, loop: bool = False) -> None:
-        self._given = [Path(p) for p in paths] if not isinstance(paths, str | Path) else [Path(paths)]
+        self._given = (
+            [Path(p) for p in paths] if not isinstance(paths, str | Path) else [Path(paths)]
+        )
         self.loop = loop
         self._files: list[Path] = []
         self._next = 0

@@ -39,8 +39,14 @@ class TableWatcher:
     draws no center dice, so there a die on the center's square is rolled too.
     """
 
-    def __init__(self, source: FrameSource, calibration: Calibration, reader: FrameReader,
-                 name: str = "", roll_kinds: tuple[ZoneKind, ...] = (ZoneKind.ROLLING,)) -> None:
+    def __init__(
+        self,
+        source: FrameSource,
+        calibration: Calibration,
+        reader: FrameReader,
+        name: str = "",
+        roll_kinds: tuple[ZoneKind, ...] = (ZoneKind.ROLLING,),
+    ) -> None:
         self.source = source
         self.calibration = calibration
         self.reader = reader
@@ -57,8 +63,9 @@ class TableWatcher:
     def look(self, frame: Frame, truth: tuple[str, ...] | None = None) -> Seen:
         """Read one frame and sort its dice into the roll and the layouts."""
         dice = place_dice(self.calibration, self.reader(frame))
-        return Seen.of_dice(dice, self.cult_names, self.name, frame, self.calibration.paper, truth,
-                            self.roll_kinds)
+        return Seen.of_dice(
+            dice, self.cult_names, self.name, frame, self.calibration.paper, truth, self.roll_kinds
+        )
 
     def read_roll(self, cult: str, n: int) -> Seen:
         """Wait for the next roll to settle, then read it (``cult`` and ``n`` are for the screens)."""
@@ -99,8 +106,11 @@ def load_reader(profile: Path | str | None = None) -> FrameReader:
     return read
 
 
-def open_table_watcher(calibration: str | None, profile: str | None,
-                       reader: Callable[[str | None], FrameReader] = load_reader) -> TableWatcher:
+def open_table_watcher(
+    calibration: str | None,
+    profile: str | None,
+    reader: Callable[[str | None], FrameReader] = load_reader,
+) -> TableWatcher:
     """Watch the table through the Pi camera (or else the first webcam); raise with a sentence when none works."""
     errors = []
     for make in (PiCameraSource, WebcamSource):
