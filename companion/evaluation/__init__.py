@@ -1,1 +1,2 @@
-"""Measuring the vision against a truth: scoring reads, enrolment on rendered dice, drawing reads on a photo."""
+"""Measuring the vision against a truth: scoring reads, enrolment on rendered dice, drawing reads
+on a photo."""

@@ -1,4 +1,5 @@
-"""Draw what the reader saw on a photo: each die's top face, its face or `?`, and against a truth, the misses.
+"""Draw what the reader saw on a photo: each die's top face, its face or `?`, and against a truth,
+the misses.
 
     python -m companion.evaluation.draw IMAGE... --out DIR [--finder net|both|classic] [--profile P]
 
@@ -45,7 +46,8 @@ def yolo_centers(label: Path, width: int, height: int) -> list[tuple[float, floa
 
 
 def jsonl_centers(truth: Path, image_name: str) -> list[tuple[float, float]] | None:
-    """True centers of one image from a truth.jsonl (lines {"image", "dice": [{"x", "y"}]}), None if it has no line."""
+    """True centers of one image from a truth.jsonl (lines {"image", "dice": [{"x", "y"}]}), None if
+    it has no line."""
     import json
 
     for line in truth.read_text().splitlines():
@@ -90,7 +92,8 @@ def draw_reads(
     reasons: Sequence[str] | None = None,
     truth: Sequence[tuple[float, float]] | None = None,
 ) -> ImageBGR:
-    """A copy of ``image`` with the reads (and, given a truth, the misses and phantoms) drawn on it."""
+    """A copy of ``image`` with the reads (and, given a truth, the misses and phantoms) drawn on
+    it."""
     out = image.copy()
     scale = max(0.35, min(out.shape[:2]) / 1000)
     got, hit = _matches(reads, truth) if truth is not None else (set(range(len(reads))), set())
@@ -129,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     from companion.vision.read import Reader
 
     ap = argparse.ArgumentParser(
-        prog="python -m companion.evaluation.draw", description=__doc__.splitlines()[0]
+        prog="python -m companion.evaluation.draw",
+        description=" ".join(__doc__.split("\n\n")[0].split()),
     )
     ap.add_argument("images", nargs="+", metavar="IMAGE")
     ap.add_argument(

@@ -63,7 +63,8 @@ class Tally:
         return (
             f"frames {self.frames}, dice {self.true_dice}: recall {self.recall:.4f}, "
             f"precision {self.precision:.4f}, faces right {self.faces_right:.4f}, "
-            f"silent errors {self.silent_errors:.4f}, '?' {self.face_unsure} (+{self.hidden_unsure} half hidden), "
+            f"silent errors {self.silent_errors:.4f}, '?' {self.face_unsure} "
+            f"(+{self.hidden_unsure} half hidden), "
             f"frames all right {self.frames_right:.4f}, median corner error {err:.2f} px"
         )
 

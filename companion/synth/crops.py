@@ -45,7 +45,8 @@ def jitter_corners(
 def background_squares(
     dice: Sequence[npt.ArrayLike], shape: tuple[int, ...], count: int, rng: np.random.Generator
 ) -> list[npt.NDArray[np.float64]]:
-    """Up to `count` die-sized squares of the table that touch no die (the dice's own top-face corners)."""
+    """Up to `count` die-sized squares of the table that touch no die (the dice's own top-face
+    corners)."""
     faces = [np.asarray(c, np.float64).reshape(4, 2) for c in dice]
     if not faces:
         return []

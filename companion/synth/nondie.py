@@ -112,7 +112,8 @@ def _tiles(rng: np.random.Generator) -> F32:
 
 
 def _marker_image(rng: np.random.Generator, side: int) -> F32:
-    """A printed fiducial (ArUco-like): black border, a grid of 4x4 to 6x6 bits, white quiet zone."""
+    """A printed fiducial (ArUco-like): black border, a grid of 4x4 to 6x6 bits, white quiet
+    zone."""
     n = int(rng.integers(4, 7))
     grid = np.zeros((n + 4, n + 4), np.float32)
     grid[0, :] = grid[-1, :] = grid[:, 0] = grid[:, -1] = 1  # quiet zone

@@ -160,7 +160,8 @@ def _pale(table: npt.NDArray[np.float32], rng: np.random.Generator) -> npt.NDArr
 def _motion_blur(
     img: npt.NDArray[np.float32], rng: np.random.Generator, unit: float
 ) -> npt.NDArray[np.float32]:
-    """A hand-held or moving camera: a streak a few tenths of a die long (photograph's own is 3-7 px)."""
+    """A hand-held or moving camera: a streak a few tenths of a die long (photograph's own is
+    3-7 px)."""
     n = max(3, int(round(unit * rng.uniform(0.06, 0.25))) | 1)
     kernel = np.zeros((n, n), np.float32)
     kernel[n // 2, :] = 1.0

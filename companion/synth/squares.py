@@ -23,7 +23,8 @@ KINDS = ("grid", "graph", "ruled", "tiles", "checker", "markers", "sheet")
 
 
 def _paper(rng: np.random.Generator) -> npt.NDArray[np.float32]:
-    """A paper or mat colour: mostly light and unsaturated, sometimes tinted (green, blue, beige mats)."""
+    """A paper or mat colour: mostly light and unsaturated, sometimes tinted (green, blue, beige
+    mats)."""
     hsv = np.array(
         [
             [
@@ -252,7 +253,8 @@ def paste_markers(
     count: int,
     size_range: tuple[float, float] = (15.0, 90.0),
 ) -> F32:
-    """`image` (H, W, 3 float 0..255) with up to `count` printed fiducials lying flat beside its dice.
+    """`image` (H, W, 3 float 0..255) with up to `count` printed fiducials lying flat beside its
+    dice.
 
     A marker is the size of a die or a few times it, turned and seen a little
     in perspective, never over a die (`centers`, `edges`: the dice in this

@@ -54,7 +54,8 @@ class ProfileHead(Protocol):
     @property
     def threshold(self) -> float: ...
     def read(self, rot_emb: F32) -> tuple[F32, npt.NDArray[np.bool_]]:
-        """Probabilities (N, 5) from embeddings at right angles (R, N, D), and the dice unlike any motif."""
+        """Probabilities (N, 5) from embeddings at right angles (R, N, D), and the dice unlike any
+        motif."""
         ...
 
 
@@ -109,7 +110,8 @@ def open_classifier(
     extra: tuple[str, ...] = (),
 ) -> tuple[Any, dict[str, str]]:
     """An ONNX classifier and its metadata, checked to carry ``classes`` (optionally followed by
-    ``extra``) and a calibration (temperature, threshold); ModelError with one sentence otherwise."""
+    ``extra``) and a calibration (temperature, threshold); ModelError with one sentence
+    otherwise."""
     if not path.is_file():
         raise ModelError(f"{what} model not found at {path} (set {env} to its path)")
     try:
@@ -155,7 +157,8 @@ class FaceClassifier:
         width = self._session.get_outputs()[0].shape[-1]
         if isinstance(width, int) and width != len(FACES) + self.knows_non_dice:
             raise ModelError(
-                f"face model {self.path} gives {width} outputs for {len(FACES) + self.knows_non_dice} "
+                f"face model {self.path} gives {width} outputs for "
+                f"{len(FACES) + self.knows_non_dice} "
                 "classes; rebuild it with models/train_faces.py"
             )
         # Without a chosen limit nothing is dropped: a real die must never be.
@@ -166,7 +169,8 @@ class FaceClassifier:
         self.profile = profile
 
     def run(self, crops: npt.NDArray[np.uint8]) -> tuple[F32, F32]:
-        """Raw logits (N, 5), or (N, 6) with not-a-die last, and embeddings (N, D) of a batch of crops."""
+        """Raw logits (N, 5), or (N, 6) with not-a-die last, and embeddings (N, D) of a batch of
+        crops."""
         if crops.ndim != 4 or crops.shape[1:] != (CROP_SIZE, CROP_SIZE, 3):
             raise ValueError(f"crops must have shape (N, {CROP_SIZE}, {CROP_SIZE}, 3)")
         if len(crops) == 0:
@@ -177,7 +181,8 @@ class FaceClassifier:
         return np.asarray(logits, np.float32), np.asarray(emb, np.float32)
 
     def motif_probabilities(self, logits: F32) -> tuple[F32, F32]:
-        """Calibrated probabilities of the five motifs (N, 5) and of "not a die" (N,; 0 if the model has no such class)."""
+        """Calibrated probabilities of the five motifs (N, 5) and of "not a die" (N,; 0 if the model
+        has no such class)."""
         p = softmax(logits / self.calibration.temperature)
         not_die = p[:, len(FACES)] if self.knows_non_dice else np.zeros(len(p), np.float32)
         return np.ascontiguousarray(p[:, : len(FACES)]), np.asarray(not_die, np.float32)
@@ -231,7 +236,8 @@ def normalise(emb: F32) -> F32:
 
 
 def with_rotations(crops: npt.NDArray[np.uint8], rotations: int = 4) -> npt.NDArray[np.uint8]:
-    """Each crop at 0, 90, 180 and 270 degrees (the first `rotations` of them): (RN, ...), rotation-major."""
+    """Each crop at 0, 90, 180 and 270 degrees (the first `rotations` of them): (RN, ...),
+    rotation-major."""
     if rotations == 1:
         return crops
     return np.ascontiguousarray(
@@ -242,7 +248,8 @@ def with_rotations(crops: npt.NDArray[np.uint8], rotations: int = 4) -> npt.NDAr
 def rotation_run(
     classifier: FaceClassifier, crops: npt.NDArray[np.uint8], rotations: int = 4
 ) -> tuple[F32, F32]:
-    """Logits of the crops as they are (N, C), and normalised embeddings at `rotations` right angles (R, N, D)."""
+    """Logits of the crops as they are (N, C), and normalised embeddings at `rotations` right
+    angles (R, N, D)."""
     logits, emb = classifier.run(with_rotations(crops, rotations))
     return logits[: len(crops)], normalise(emb.reshape(rotations, len(crops), -1))
 

@@ -125,7 +125,8 @@ class Profile:
     warnings: tuple[str, ...] = field(default=())
 
     def read(self, rot_emb: F32) -> tuple[F32, npt.NDArray[np.bool_]]:
-        """Probabilities (N, 5) averaged over the rotations given (R, N, D), and which dice are unlike any motif."""
+        """Probabilities (N, 5) averaged over the rotations given (R, N, D), and which dice are
+        unlike any motif."""
         z = rot_emb @ self.weights + self.bias  # (4, N, 5)
         probs = np.asarray(
             softmax(z.reshape(-1, z.shape[-1])).reshape(z.shape).mean(axis=0), np.float32
@@ -138,7 +139,8 @@ class Profile:
         return np.asarray(np.sum(mean * self.prototypes[motif], axis=1), np.float32)
 
     def save(self, folder: str | Path) -> None:
-        """Write the profile folder (0700, files 0600); EnrolmentError with one sentence when it cannot."""
+        """Write the profile folder (0700, files 0600); EnrolmentError with one sentence when it
+        cannot."""
         out = Path(folder)
         if out.exists() and not out.is_dir():
             raise EnrolmentError(
@@ -314,7 +316,8 @@ def _warnings(
     out = []
     for face in cross.unchecked:
         out.append(
-            f"motif {face} has a single frame, so it could not be checked: add a second frame of {face}."
+            f"motif {face} has a single frame, so it could not be checked: "
+            f"add a second frame of {face}."
         )
     pred = cross.probs.argmax(axis=1)
     conf = cross.probs.max(axis=1)
@@ -327,7 +330,8 @@ def _warnings(
                 out.append(
                     f"motifs {FACES[a]} and {FACES[b]} look alike on this set: {n_mixed} "
                     f"{'die was' if n_mixed == 1 else 'dice were'} "
-                    f"taken for the other with their frame left out ({sure} of them without a ?); add a frame "
+                    f"taken for the other with their frame left out ({sure} of them without a ?); "
+                    "add a frame "
                     "of each, in other light or with the dice turned another way."
                 )
     for k, face in enumerate(FACES):
@@ -336,7 +340,8 @@ def _warnings(
             what = "die that does" if odd == 1 else "dice that do"
             out.append(
                 f"the frames of {face} hold {odd} {what} not look like the others there (another "
-                f"motif, or not dice) and were left out: check that every die in folder {face} shows {face}, "
+                "motif, or not dice) and were left out: "
+                f"check that every die in folder {face} shows {face}, "
                 "and take away anything that is not a die."
             )
     return out
@@ -359,7 +364,8 @@ def _threshold(wrong_conf: F32, checked: int) -> float:
 def fit_profile(
     classifier: FaceClassifier, crops: npt.NDArray[np.uint8], labels: I64, frames: I64 | None = None
 ) -> Profile:
-    """Fit a profile on labelled crops of a table's own dice; ``frames`` says which frame each came from."""
+    """Fit a profile on labelled crops of a table's own dice; ``frames`` says which frame each came
+    from."""
     counts = tuple(int(c) for c in np.bincount(labels, minlength=len(FACES)))
     missing = [f for f, c in zip(FACES, counts, strict=True) if c == 0]
     if missing:

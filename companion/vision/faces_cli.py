@@ -30,7 +30,8 @@ def _cmd_enroll(args: argparse.Namespace) -> int:
         return 1
     counts = ", ".join(f"{f}: {n}" for f, n in zip(FACES, profile.counts, strict=True))
     print(
-        f"enrolled {sum(profile.counts)} dice ({counts}) into {args.out} in {time.perf_counter() - start:.1f} s"
+        f"enrolled {sum(profile.counts)} dice ({counts}) into {args.out} "
+        f"in {time.perf_counter() - start:.1f} s"
     )
     for line in self_check_lines(profile):
         print(line)
@@ -43,7 +44,8 @@ def self_check_lines(profile: Profile) -> list[str]:
     lines = []
     if check is not None and check.dice:
         lines.append(
-            f"self-check (each frame read by a profile fitted without it): {check.right} of {check.dice} "
+            "self-check (each frame read by a profile fitted without it): "
+            f"{check.right} of {check.dice} "
             f"dice read right ({100 * check.accuracy:.1f}%), {check.unsure} read ?, "
             f"{check.dice - check.right - check.unsure} wrong"
         )
@@ -64,7 +66,8 @@ def self_check_lines(profile: Profile) -> list[str]:
                 + (f", {others}" if others else "")
             )
     lines.append(
-        f"a die reads ? below {profile.threshold:.3f} confidence or when unlike every enrolled motif"
+        f"a die reads ? below {profile.threshold:.3f} confidence "
+        "or when unlike every enrolled motif"
     )
     lines += [f"warning: {w}" for w in profile.warnings]
     if not profile.warnings:
@@ -88,7 +91,8 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         default=None,
         help="face model (default: COMPANION_MODEL or the shipped one)",
     )
-    # The dice are cut by the finder that will read them: its corners are part of what the profile learns.
+    # The dice are cut by the finder that will read them: its corners are part of what the profile
+    # learns.
     p.add_argument(
         "--finder",
         choices=FINDERS,

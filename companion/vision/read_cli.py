@@ -101,7 +101,8 @@ def cmd_read(args: argparse.Namespace) -> int:
 
     if args.dice == "d6" and args.profile is not None:
         print(
-            "companion vision read: pip dice need no enrolment profile; leave out --profile with --dice d6.",
+            "companion vision read: pip dice need no enrolment profile; "
+            "leave out --profile with --dice d6.",
             file=sys.stderr,
         )
         return 2

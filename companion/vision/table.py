@@ -68,7 +68,8 @@ class TableWatcher:
         )
 
     def read_roll(self, cult: str, n: int) -> Seen:
-        """Wait for the next roll to settle, then read it (``cult`` and ``n`` are for the screens)."""
+        """Wait for the next roll to settle, then read it (``cult`` and ``n`` are for the
+        screens)."""
         detector = SettleDetector()
         # Waits in short slices so that quitting never hangs on a table nobody rolls on.
         while not self._stop.is_set():
@@ -95,7 +96,8 @@ class TableWatcher:
 
 
 def load_reader(profile: Path | str | None = None) -> FrameReader:
-    """The shipped reader (finder + face model, adapted by a profile); raises when a model is missing."""
+    """The shipped reader (finder + face model, adapted by a profile); raises when a model is
+    missing."""
     from companion.vision.read import Reader
 
     reader = Reader.load(profile)
@@ -111,7 +113,8 @@ def open_table_watcher(
     profile: str | None,
     reader: Callable[[str | None], FrameReader] = load_reader,
 ) -> TableWatcher:
-    """Watch the table through the Pi camera (or else the first webcam); raise with a sentence when none works."""
+    """Watch the table through the Pi camera (or else the first webcam); raise with a sentence
+    when none works."""
     errors = []
     for make in (PiCameraSource, WebcamSource):
         src = make()
