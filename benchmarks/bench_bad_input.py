@@ -221,7 +221,8 @@ def build(folder: Path) -> list[Case]:
 
 
 def measure(argv: list[str], runs: int, folder: Path) -> tuple[float, float, int, str]:
-    """Median wall seconds, peak RSS in MB, exit status, and the last line said (stderr, else stdout)."""
+    """Median wall seconds, peak RSS in MB, exit status, and the last line said (stderr, else
+    stdout)."""
     times, peaks = [], []
     code, said = 0, ""
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
@@ -257,7 +258,8 @@ def main(argv: list[str] | None = None) -> None:
             worst_s, worst_mb = max(worst_s, seconds), max(worst_mb, mb)
             flag = "" if seconds <= LIMIT_S and mb <= LIMIT_MB else "  OVER"
             print(
-                f"{case.family:<9} {case.name:<38} {code:>4} {seconds:>8.2f} {mb:>8.0f}  {said[:110]}{flag}",
+                f"{case.family:<9} {case.name:<38} {code:>4} {seconds:>8.2f} {mb:>8.0f}  "
+                f"{said[:110]}{flag}",
                 flush=True,
             )
     print(

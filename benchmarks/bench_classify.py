@@ -62,7 +62,8 @@ def main() -> None:
             enrol.classify(crops)
             prof_ms.append((time.perf_counter() - t0) * 1e3)
         print(
-            f"  classify {len(crops)} crops with a profile ({enrol.path.name}, {READ_ROTATIONS} views a die): median "
+            f"  classify {len(crops)} crops with a profile ({enrol.path.name}, {READ_ROTATIONS} "
+            "views a die): median "
             f"{statistics.median(prof_ms):.2f} ms, p90 {float(np.percentile(prof_ms, 90)):.2f} ms"
         )
 

@@ -6,9 +6,10 @@ Held-out styles (seeds first..first+frames-1 at 1280x960): detection figures
 (a match is a found center inside the true top face, scoring.py) and the
 end-to-end faces with the shipped face classifier on each finder's corners
 (a die with clean=False is read '?'; for a die partly outside the frame '?'
-is right, VISION.md's "half hidden"). bench_read.py adds enrolment. ``--sweep`` picks the peak threshold on
-VALIDATION-style frames; ``--real`` scores centers on ../shared/real-dice (kept-aside
-and development photos apart, a match within 30 px: benchmarks/real_dice.py);
+is right, VISION.md's "half hidden"). bench_read.py adds enrolment.
+``--sweep`` picks the peak threshold on VALIDATION-style frames; ``--real``
+scores centers on ../shared/real-dice (kept-aside and development photos
+apart, a match within 30 px: benchmarks/real_dice.py);
 ``--time`` times both finders at 1280x960 and 2304x1296; ``--closeups N`` scores
 96x96 frames of one die (issue 13 item 5). ``--foreign`` scores the finder alone on
 ../shared/foreign-art (frames of test/, matched as its score.py does; close-ups of
@@ -90,7 +91,8 @@ def evaluate(
 
 
 def real_photos(finder: Finder, split: str) -> real_dice.Score:
-    """Centers on the real photos of ``split`` (kept / dev), matched within 30 px (benchmarks/real_dice.py)."""
+    """Centers on the real photos of ``split`` (kept / dev), matched within 30 px
+    (benchmarks/real_dice.py)."""
     return real_dice.score(
         real_dice.load(split=split),
         lambda img: [(d.center[0], d.center[1], d.clean) for d in finder(img)],
@@ -115,8 +117,9 @@ def sweep(n: int) -> None:
 
 
 def closeups(n: int) -> None:
-    """Close-ups of one die (96x96, edge 48-65 px, held-out styles): found, found clean; and with the
-    die's center 40 px off the frame's center (its face partly outside), how often it is read clean."""
+    """Close-ups of one die (96x96, edge 48-65 px, held-out styles): found, found clean; and with
+    the die's center 40 px off the frame's center (its face partly outside), how often it is read
+    clean."""
     from companion.synth.closeup import render_closeup
 
     for offset, what in ((0.0, "centered"), (40.0, "partly outside the frame")):
@@ -144,7 +147,8 @@ FOREIGN = Path(__file__).resolve().parents[1].parent / "shared" / "foreign-art"
 
 
 def foreign(finder: Finder, verbose: bool) -> None:
-    """The finder alone on foreign-art (test/ frames, crops/ close-ups), matched as its score.py does."""
+    """The finder alone on foreign-art (test/ frames, crops/ close-ups), matched as its score.py
+    does."""
     import importlib.util
     import json
 
@@ -178,7 +182,8 @@ def foreign(finder: Finder, verbose: bool) -> None:
             per_frame.append((t["image"], len(t["dice"]) - len(pairs), len(phantoms)))
         print(
             f"foreign {set_dir.name}, {len(truth)} frames: recall {n_match / max(n_true, 1):.4f} "
-            f"precision {n_match / max(n_pred, 1):.4f} ({n_true} dice, {n_pred} finds, {n_match} matched, "
+            f"precision {n_match / max(n_pred, 1):.4f} ({n_true} dice, {n_pred} finds, {n_match} "
+            "matched, "
             f"{n_pred - n_match} phantoms of which {n_clean_phantom} clean)",
             flush=True,
         )
@@ -202,7 +207,8 @@ def foreign(finder: Finder, verbose: bool) -> None:
             clean_n += bool(near) and near[0].clean
             extra += len(got) - bool(near)
         print(
-            f"foreign close-ups {set_dir.name}, {len(paths)}: die found {found_n}, found clean {clean_n}, "
+            f"foreign close-ups {set_dir.name}, {len(paths)}: die found {found_n}, found clean "
+            f"{clean_n}, "
             f"other finds {extra}",
             flush=True,
         )
@@ -218,7 +224,8 @@ def squares(n: int, finder: Finder) -> None:
         got = finder(f.image)
         finds, clean, empty = finds + len(got), clean + sum(d.clean for d in got), empty + (not got)
     print(
-        f"square tables without dice, {n} frames: {empty} with no find, {finds} finds ({clean} clean)",
+        f"square tables without dice, {n} frames: {empty} with no find, {finds} finds ({clean} "
+        "clean)",
         flush=True,
     )
 
@@ -313,7 +320,8 @@ def main(argv: list[str] | None = None) -> int:
                         print(f"  missed {m[0]} ({m[1]:.0f}, {m[2]:.0f})")
                     for ph in sc.phantoms:
                         print(
-                            f"  phantom {ph[0]} ({ph[1]:.0f}, {ph[2]:.0f}) {'clean' if ph[3] else '?'}"
+                            f"  phantom {ph[0]} ({ph[1]:.0f}, {ph[2]:.0f}) "
+                            f"{'clean' if ph[3] else '?'}"
                         )
         return 0
     from companion.vision.classify import FaceClassifier
@@ -327,7 +335,8 @@ def main(argv: list[str] | None = None) -> int:
         t, ms = evaluate(fn, fr, clf)
         phantoms = t.found - t.matched - t.extra_unsure
         print(
-            f"{name}: {t.summary()}\n  found {t.found}, matched {t.matched}, wrong faces {t.face_wrong}, "
+            f"{name}: {t.summary()}\n  found {t.found}, matched {t.matched}, wrong faces "
+            f"{t.face_wrong}, "
             f"phantoms given a face {phantoms}, phantoms '?' {t.extra_unsure}, "
             f"median find {statistics.median(ms):.1f} ms",
             flush=True,

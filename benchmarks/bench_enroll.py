@@ -54,7 +54,8 @@ def main() -> None:
     print(f"enrolment of {args.dir}: {n} frames, {len(found.labels)} dice; {describe()}")
     print(f"  models loaded in {load:.2f} s (once)")
     print(
-        f"  enrolment {statistics.median(walls):.2f} s median wall, {statistics.median(cpus):.2f} s CPU "
+        f"  enrolment {statistics.median(walls):.2f} s median wall, {statistics.median(cpus):.2f} "
+        "s CPU "
         f"(finding and cutting {statistics.median(finds):.2f} s, embedding, fitting and self-check "
         f"{statistics.median(fits):.2f} s), {args.runs} runs"
     )

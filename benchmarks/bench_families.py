@@ -1,6 +1,7 @@
 """Art nobody taught the face model: leave-families-out figures on our own renderer.
 
-    python benchmarks/bench_families.py [--split held_out|validation] [--sets 24] [--frames-per-set 2] [--json F]
+    python benchmarks/bench_families.py [--split held_out|validation] [--sets 24]
+        [--frames-per-set 2] [--json F]
 
 Sets of dice are drawn from drawing families that training never saw
 (companion.synth.families.FAMILY_SPLITS: typefaces of whole type families,
@@ -123,14 +124,16 @@ def main() -> None:
                 frames_all[key][1] += 1
     clf.profile = None
     print(
-        f"{args.split} drawing families, {len(styles)} sets, {sum(frames_all['shipped'][1:])} frames; "
+        f"{args.split} drawing families, {len(styles)} sets, {sum(frames_all['shipped'][1:])} "
+        "frames; "
         f"{describe()}; {time.time() - t0:.0f} s"
     )
     report: dict[str, object] = {"split": args.split, "sets": len(styles)}
     for key in ("shipped", "profile"):
-        print(
-            f"\n== {'shipped model alone' if key == 'shipped' else 'after enrolment (2 frames per motif)'} =="
+        heading = (
+            "shipped model alone" if key == "shipped" else "after enrolment (2 frames per motif)"
         )
+        print(f"\n== {heading} ==")
         print(f"{'':<32} {'dice':>6} {'right':>9} {'silent':>8} {'?':>8}")
         print(totals[key].line("all dice"))
         for fam in sorted(per[key]):

@@ -57,7 +57,8 @@ class Count:
 
     def line(self, name: str) -> str:
         return (
-            f"{name}: {self.frames} frames; real dice found {self.dice}, dropped as not a die {self.dice_dropped}; "
+            f"{name}: {self.frames} frames; real dice found {self.dice}, dropped as not a die "
+            f"{self.dice_dropped}; "
             f"finds matching no die {self.phantoms}, dropped {self.phantoms_dropped}"
         )
 

@@ -38,7 +38,8 @@ def _median_ms(fn: Callable[[], object]) -> float:
 
 def main() -> None:
     print(
-        f"bench_pi on {describe()}; frames {SIZE[0]}x{SIZE[1]}, 20 dice, median of {REPEATS} x {FRAMES} frames"
+        f"bench_pi on {describe()}; frames {SIZE[0]}x{SIZE[1]}, 20 dice, median of {REPEATS} x "
+        f"{FRAMES} frames"
     )
     frames = [
         render_frame(900 + k, n_dice=20, size=SIZE, styles=HELD_OUT).image for k in range(FRAMES)

@@ -214,7 +214,8 @@ def _pct(a: int, b: int) -> str:
 
 def report(name: str, t: Tally) -> str:
     lines = [
-        f"{name}: {t.photos} photos, {t.total('right') + t.total('?') + t.total('wrong') + t.total('missed')} dice"
+        f"{name}: {t.photos} photos, "
+        f"{t.total('right') + t.total('?') + t.total('wrong') + t.total('missed')} dice"
     ]
     lines.append("  value  right    ?  wrong  missed")
     for v, c in t.per_value.items():
@@ -239,13 +240,15 @@ def report(name: str, t: Tally) -> str:
         p95 = float(np.percentile(t.read_ms, 95))
         lines.append(
             f"  read {statistics.median(t.read_ms):.1f} ms median, {p95:.1f} ms p95 "
-            f"(finder {statistics.median(t.finder_ms):.1f} ms median), 640x480, loading and decoding excluded"
+            f"(finder {statistics.median(t.finder_ms):.1f} ms median), 640x480, loading and "
+            "decoding excluded"
         )
     return "\n".join(lines)
 
 
 def score_rendered(reader: Reader, seeds: range) -> Tally:
-    """The same figures on rendered frames of the PIP_HELD_OUT sets (never trained on nor calibrated on)."""
+    """The same figures on rendered frames of the PIP_HELD_OUT sets (never trained on nor calibrated
+    on)."""
     from companion.synth.pip_frame import render_pip_frame
     from companion.synth.pips import PIP_HELD_OUT
 
@@ -299,7 +302,10 @@ def main(argv: list[str] | None = None) -> int:
         "--failures",
         type=Path,
         default=None,
-        help="draw the photos with a failure here, and the crops the pip model misread (NAME_crops.png)",
+        help=(
+            "draw the photos with a failure here, and the crops the pip model misread "
+            "(NAME_crops.png)"
+        ),
     )
     ap.add_argument("--list", action="store_true", help="list every failure")
     ap.add_argument("--limit", type=int, default=None)
@@ -318,7 +324,8 @@ def main(argv: list[str] | None = None) -> int:
     reader.warm_up()
     reader.read(load_image(photos("development")[0]))  # the finder's own first-run setup
     print(
-        f"pip dice, `vision read --dice d6 --finder {args.finder}`, model {reader.classifier.path.name}; "
+        f"pip dice, `vision read --dice d6 --finder {args.finder}`, model "
+        f"{reader.classifier.path.name}; "
         f"classes {','.join(PIP_FACES)}; match within {MATCH_PX:.0f} px",
         flush=True,
     )

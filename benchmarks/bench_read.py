@@ -1,6 +1,7 @@
 """Reading rendered frames end to end, after enrolment: the figures issue #4 sets.
 
-    python benchmarks/bench_read.py [--split held-out|validation] [--frames 200] [--finder net|classic|both]
+    python benchmarks/bench_read.py [--split held-out|validation] [--frames 200]
+        [--finder net|classic|both]
     python benchmarks/bench_read.py --split validation --sweep     # how NetSettings were chosen
 
 Frames are `render_frame(seed, styles=...)` at 1280x960 (held-out styles: seeds
@@ -75,7 +76,8 @@ def score(
 def report(name: str, t: Tally, times: list[float] | None = None) -> str:
     phantoms = t.found - t.matched - t.extra_unsure
     line = (
-        f"{name}: {t.summary()}\n  found {t.found}, matched {t.matched}, wrong faces {t.face_wrong}, "
+        f"{name}: {t.summary()}\n  found {t.found}, matched {t.matched}, wrong faces "
+        f"{t.face_wrong}, "
         f"phantoms given a face {phantoms}, phantoms '?' {t.extra_unsure}"
     )
     if times:
@@ -105,7 +107,8 @@ def sweep(fr: Sequence[RenderedFrame], clf: FaceClassifier) -> None:
             t, _ = score(fr, lambda im, c=cfg: find_dice_net(im, settings=c), clf, enroller)
             phantoms = t.found - t.matched - t.extra_unsure
             print(
-                f"{field}={v}: recall {t.recall:.4f} precision {t.precision:.4f} faces {t.faces_right:.4f} "
+                f"{field}={v}: recall {t.recall:.4f} precision {t.precision:.4f} faces "
+                f"{t.faces_right:.4f} "
                 f"silent {t.silent_errors:.4f} ({t.face_wrong} wrong, {phantoms} phantoms) "
                 f"'?' {t.face_unsure}+{t.hidden_unsure} frames {t.frames_right:.3f}",
                 flush=True,
@@ -129,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     for f in itertools.islice(fr, 1):
         finder(f.image), clf.read(f.image, [d.corners for d in f.dice[:1]])  # warm up
     print(
-        f"{args.split}: {len(fr)} frames 1280x960 (seeds {first}..{first + len(fr) - 1}), finder {args.finder}"
+        f"{args.split}: {len(fr)} frames 1280x960 (seeds {first}..{first + len(fr) - 1}), finder "
+        f"{args.finder}"
     )
     t, ms = score(fr, finder, clf, None)
     print(report("shipped model", t, ms), flush=True)

@@ -37,7 +37,8 @@ def main() -> None:
             replay_rates.append(turns / (time.perf_counter() - t0))
         print(
             f"  {n} cults: replay {statistics.median(replay_rates):,.0f} turns/s "
-            f"({turns} turns in {GAMES} games), simulate {statistics.median(sim_rates):,.1f} games/s "
+            f"({turns} turns in {GAMES} games), simulate {statistics.median(sim_rates):,.1f} "
+            "games/s "
             f"(median of {REPEATS})"
         )
 

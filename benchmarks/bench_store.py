@@ -87,7 +87,8 @@ def main() -> None:
         for sync in ("FULL", "NORMAL"):
             rates = [durable_rate(folder / f"rate-{sync}-{i}.db", sync) for i in range(REPEATS)]
             print(
-                f"  durable appends, synchronous={sync}: median {statistics.median(rates):.0f} events/s "
+                f"  durable appends, synchronous={sync}: median {statistics.median(rates):.0f} "
+                "events/s "
                 f"({EVENTS} events x {REPEATS})"
             )
         db = folder / "hundred.db"
@@ -99,14 +100,16 @@ def main() -> None:
         size = db.stat().st_size / 1e6
         print(
             f"  resume among {GAMES} games ({total} events, {size:.1f} MB): median "
-            f"{statistics.median(times) * 1000:.1f} ms to open, find and rebuild the unfinished game ({n} events)"
+            f"{statistics.median(times) * 1000:.1f} ms to open, find and rebuild the unfinished "
+            f"game ({n} events)"
         )
         t0 = time.perf_counter()
         with SQLiteStore(db, create=False) as st:
             for info in st.games():
                 load(st, info)
         print(
-            f"  rebuild all {GAMES} games from their events: {(time.perf_counter() - t0) * 1000:.0f} ms"
+            f"  rebuild all {GAMES} games from their events: "
+            f"{(time.perf_counter() - t0) * 1000:.0f} ms"
         )
 
 

@@ -133,7 +133,8 @@ def report(rows: list[Row]) -> None:
         null = sum(r.call is None for r in sel)
         print(
             f"  {label}: right {_pct(sel)} of {len(sel)} calls "
-            f"(best guess {100 * best / len(sel):.1f}%, unsure (null) {null} = {_share(null, len(sel))}, "
+            f"(best guess {100 * best / len(sel):.1f}%, unsure (null) {null} = "
+            f"{_share(null, len(sel))}, "
             f"wrong {sum(r.call is not None and not r.right for r in sel)}); "
             f"confident errors {sum(r.confident_error for r in sel + tk)}; "
             f"table talk heard as a call {sum(r.call is not None for r in tk)} of {len(tk)}"
@@ -157,7 +158,8 @@ def report(rows: list[Row]) -> None:
         n = [r for r in calls if r.item.voice == v and r.narrowed]
         print("    " + v.ljust(32) + "".join(cells) + f"{_pct(a)} → {_pct(n)}".rjust(18))
     print(
-        "  narrowed, per synthesiser and per voice: right / unsure / wrong / confident errors (calls + talk)"
+        "  narrowed, per synthesiser and per voice: right / unsure / wrong / confident errors "
+        "(calls + talk)"
     )
     groups: dict[str, list[Row]] = defaultdict(list)
     for r in rows:
@@ -168,7 +170,8 @@ def report(rows: list[Row]) -> None:
         g = groups[name]
         c = [r for r in g if r.item.call is not None]
         print(
-            f"    {name:<34} right {_pct(c)} of {len(c)}, unsure {_share(sum(r.call is None for r in c), len(c))}, "
+            f"    {name:<34} right {_pct(c)} of {len(c)}, unsure "
+            f"{_share(sum(r.call is None for r in c), len(c))}, "
             f"wrong {sum(r.call is not None and not r.right for r in c)}, "
             f"confident errors {sum(r.confident_error for r in g)}, "
             f"talk heard {sum(r.call is not None for r in g if r.item.call is None)} "
@@ -286,12 +289,16 @@ def latency(
     one = [d.delay + d.cpu for d in got]
     med = statistics.median
     print(
-        f"  endpointer window {setting[0]:.2f} s, ratio {setting[1]:.2f}, VAD mode {setting[2]}, join {JOIN:.1f} s: "
+        f"  endpointer window {setting[0]:.2f} s, ratio {setting[1]:.2f}, VAD mode {setting[2]}, "
+        f"join {JOIN:.1f} s: "
         f"end of speech → call, median over {len(got)} calls {med(total):.0f} ms wall "
-        f"(endpointer {med([d.delay for d in got]):.0f} ms + recognizer {med([d.wall for d in got]):.0f} ms; "
+        f"(endpointer {med([d.delay for d in got]):.0f} ms + recognizer "
+        f"{med([d.wall for d in got]):.0f} ms; "
         f"90th percentile {np.percentile(total, 90):.0f} ms); with the recognizer's CPU time "
-        f"(one unshared thread) median {med(one):.0f} ms, recognizer {med([d.cpu for d in got]):.0f} ms, "
-        f"90th percentile {np.percentile(one, 90):.0f} ms; {sum(d.splits for d in done)} cuts inside a call, "
+        f"(one unshared thread) median {med(one):.0f} ms, recognizer "
+        f"{med([d.cpu for d in got]):.0f} ms, "
+        f"90th percentile {np.percentile(one, 90):.0f} ms; {sum(d.splits for d in done)} cuts "
+        "inside a call, "
         f"{sum(d.joined for d in got)} calls heard joined; streamed result right "
         f"{100 * sum(d.right for d in got) / len(got):.1f}%"
     )
@@ -478,7 +485,8 @@ def dev_report(w: np.ndarray, sure_logit: float, rows: list[Decoded], label: str
     n = int(calls.sum())  # decodes of calls only: a null best is left out (rare)
     high = conf >= HIGH_CONFIDENCE
     print(
-        f"  {label}: narrowed calls right at 0.5 {100 * (right & calls & (conf >= 0.5)).sum() / n:.1f}%, "
+        f"  {label}: narrowed calls right at 0.5 "
+        f"{100 * (right & calls & (conf >= 0.5)).sum() / n:.1f}%, "
         f"sure (≥ {HIGH_CONFIDENCE}) and right {100 * (right & calls & high).sum() / n:.1f}%; "
         f"wrong calls ≥ {HIGH_CONFIDENCE} {int((high & ~right & ~talk).sum())}, "
         f"talk ≥ {HIGH_CONFIDENCE} {int((high & talk).sum())} of {int(talk.sum())}, "
@@ -539,7 +547,8 @@ def main(argv: list[str] | None = None) -> int:
         "--windows",
         type=str,
         default=None,
-        help="endpointer settings to time, WINDOW[:RATIO[:VAD_MODE]] comma-separated, e.g. 0.5:0.9,0.2:0.9:3 "
+        help="endpointer settings to time, WINDOW[:RATIO[:VAD_MODE]] comma-separated, "
+        "e.g. 0.5:0.9,0.2:0.9:3 "
         "(default: the Listener's)",
     )
     ap.add_argument(

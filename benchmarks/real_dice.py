@@ -114,8 +114,10 @@ class Score:
 
     def summary(self) -> str:
         return (
-            f"{self.photos} photos, {self.dice} dice: recall {self.recall:.4f}, precision {self.precision:.4f} "
-            f"(found {self.found}, matched {self.matched}, phantoms {self.found - self.matched} of which "
+            f"{self.photos} photos, {self.dice} dice: recall {self.recall:.4f}, precision "
+            f"{self.precision:.4f} "
+            f"(found {self.found}, matched {self.matched}, phantoms {self.found - self.matched} of "
+            "which "
             f"flagged '?' {self.flagged_phantoms}), photos with every die found and nothing else "
             f"{self.photos_right}/{self.photos}"
         )
@@ -125,7 +127,8 @@ FoundCenters = Callable[[np.ndarray], list[tuple[float, float, bool]]]
 
 
 def score(photos: Sequence[Photo], find: FoundCenters) -> Score:
-    """Every find counts, doubtful (``clean=False``, read '?') or not: `vision read` reports them all."""
+    """Every find counts, doubtful (``clean=False``, read '?') or not: `vision read` reports them
+    all."""
     import cv2
 
     s = Score()

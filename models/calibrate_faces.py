@@ -20,9 +20,9 @@ A model with the "not a die" class also gets `not_die_threshold`: halfway
 between the highest not-a-die probability any real die got and 1 (never
 below 0.5), so that no validation die would have been dropped from a
 reading: the dice of both kinds of frames, and rendered plain pip dice of the
-PIP_VALIDATION styles (art no motif class names; dice all the same). How many bare-table squares of the same frames and
-drawn non-die crops (synth/nondie.py, a seed training never used) it catches
-is reported beside it.
+PIP_VALIDATION styles (art no motif class names; dice all the same). How
+many bare-table squares of the same frames and drawn non-die crops
+(synth/nondie.py, a seed training never used) it catches is reported beside it.
 
     python models/calibrate_faces.py [--model models/faces.onnx] [--frames 300]
 """

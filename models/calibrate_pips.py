@@ -70,7 +70,8 @@ def calibrate(
 def validation_crops(
     seed: int, train_frames: int, val_frames: int, workers: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The validation crops train_pips.py draws for this seed (same frame seeds), finder-cut only."""
+    """The validation crops train_pips.py draws for this seed (same frame seeds), finder-cut
+    only."""
     from companion.synth.pip_crops import make_pip_crops
     from companion.synth.pips import PIP_VALIDATION
 

@@ -73,7 +73,8 @@ def main() -> None:
         r = report[key]
         assert isinstance(r, dict)
         print(
-            f"{key}: read right {r['read_right']:.4f}, silent {r['silent']:.4f}, ? {r['unknown']:.4f}, raw accuracy {r['raw_accuracy']:.4f}"
+            f"{key}: read right {r['read_right']:.4f}, silent {r['silent']:.4f}, ? "
+            f"{r['unknown']:.4f}, raw accuracy {r['raw_accuracy']:.4f}"
         )
         print(
             "  per class read right:",

@@ -1,4 +1,5 @@
-"""Shared by evaluate_faces.py (trials: reading whole styles) and calibrate_faces.py (temperature, threshold, scores).
+"""Shared by evaluate_faces.py (trials: reading whole styles) and calibrate_faces.py (temperature,
+threshold, scores).
 
 A *trial* plays what a table does with a set of dice the model never saw:
 enrol it (one frame per motif where every die shows that motif, plus a
@@ -60,7 +61,8 @@ def run_trial(
     test_frames: int = 4,
     dice_per_frame: int = 20,
 ) -> Trial:
-    """Enrol a set from enrol_frames frames per motif (VISION.md: 2), then read ordinary frames of it."""
+    """Enrol a set from enrol_frames frames per motif (VISION.md: 2), then read ordinary frames of
+    it."""
     ex, ey, ef = [], [], []
     for k, face in enumerate(FACES):
         for j in range(enrol_frames):
@@ -108,7 +110,8 @@ def scores(
     threshold: float,
     sure: npt.NDArray[np.bool_] | None = None,
 ) -> dict[str, object]:
-    """Read right, silent errors and `?`; ``sure`` (read as a motif) replaces the threshold if given."""
+    """Read right, silent errors and `?`; ``sure`` (read as a motif) replaces the threshold if
+    given."""
     conf = probs.max(axis=1)
     pred = probs.argmax(axis=1)
     shown = conf >= threshold if sure is None else sure

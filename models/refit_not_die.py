@@ -50,7 +50,8 @@ FIRST_SEED = 610_000  # seeds of this script's frames, used for nothing else
 
 
 def pip_dice(first: int, n_frames: int, styles: tuple[PipStyle, ...]) -> npt.NDArray[np.uint8]:
-    """Crops of rendered pip dice, cut as the face model sees dice (cut_faces at a finder-like corner error)."""
+    """Crops of rendered pip dice, cut as the face model sees dice (cut_faces at a finder-like
+    corner error)."""
     rng = np.random.default_rng(first)
     out = []
     for seed in range(first, first + n_frames):
@@ -81,7 +82,8 @@ def fit_row(
     l2: float = 1e-3,
     steps: int = 600,
 ) -> tuple[F64, float]:
-    """The not-a-die row: P(not a die) = sigmoid(w.h + b - logsumexp(motif logits)), classes weighted equally."""
+    """The not-a-die row: P(not a die) = sigmoid(w.h + b - logsumexp(motif logits)), classes
+    weighted equally."""
     lse = np.log(
         np.exp(motif_logits - motif_logits.max(axis=1, keepdims=True)).sum(axis=1)
     ) + motif_logits.max(axis=1)

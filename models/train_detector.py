@@ -1,7 +1,8 @@
 """Train the learned die detector (CenterNet-style) and export it to ONNX.
 
     python models/train_detector.py render --out /tmp/detdata --workers 2 --start 0 --count 3000
-    python models/train_detector.py train --data /tmp/detdata --minutes 10 --out models/dice_detector.onnx
+    python models/train_detector.py train --data /tmp/detdata --minutes 10 \\
+        --out models/dice_detector.onnx
 
 Frames come from the renderer (companion.synth, TRAIN styles only), rendered at
 1280x960 and stored at half scale in shards; training takes random rescaled
@@ -336,7 +337,8 @@ def _closeup(
     edges: np.ndarray,
     crop: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """A crop x crop close-up of one die whose edge is 46-68 px (foreign-art's close-ups: 48-65 in 96).
+    """A crop x crop close-up of one die whose edge is 46-68 px (foreign-art's close-ups: 48-65 in
+    96).
 
     Its neighbours show in part at the border; now and then the die itself is
     off center or partly outside (then the reader must say '?', not guess).
@@ -424,7 +426,8 @@ class Frames:
 
 
 class RealPhotos:
-    """The development photos of shared/real-dice (never the kept-aside ones, benchmarks/real_dice.py).
+    """The development photos of shared/real-dice (never the kept-aside ones,
+    benchmarks/real_dice.py).
 
     Their labels give the top face's center only, roughly: they teach the
     heatmap; the offset, edge, rotation and corner heads learn from renderings
@@ -443,7 +446,8 @@ class RealPhotos:
         self.rng = rng
         self.items: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         # Hard negatives: where a model took something for a die on these photos
-        # (lines "  phantom NAME.jpg (x, y) ..." of bench_detect_net.py --real --split dev --verbose).
+        # (lines "  phantom NAME.jpg (x, y) ..." of
+        # bench_detect_net.py --real --split dev --verbose).
         self.hard: list[tuple[int, float, float]] = []
         self.hard_share = hard_share
         names: dict[str, int] = {}
@@ -633,7 +637,8 @@ def export(net, path: Path) -> None:  # type: ignore[no-untyped-def]
 
 
 def from_onnx(onnx_path: Path, ckpt: Path) -> None:
-    """A training checkpoint holding the weights of an exported model (to fine-tune the shipped one).
+    """A training checkpoint holding the weights of an exported model (to fine-tune the shipped
+    one).
 
     The export folded each BatchNorm into the convolution before it: the
     folded kernel and bias go into the convolution and a BatchNorm that passes
@@ -731,7 +736,8 @@ def train(args: argparse.Namespace) -> int:
         )
         for g in opt.param_groups:
             g["lr"] = lr
-        # every `closeup_every`-th batch: 96 x 96 frames holding one die (VISION.md: a frame like any other)
+        # every `closeup_every`-th batch: 96 x 96 frames holding one die (VISION.md: a frame like
+        # any other)
         closeup = args.closeup_every > 0 and step % args.closeup_every == args.closeup_every - 1
         crop, n = (96, args.batch * 2) if closeup else (args.crop, args.batch)
         batch = [
@@ -761,7 +767,8 @@ def train(args: argparse.Namespace) -> int:
         if step % 25 == 0:
             h = np.mean(hist[-25:], axis=0)
             print(
-                f"{time.strftime('%H:%M:%S')} step {step} lr {lr:.5f} loss {h[0]:.3f} heat {h[1]:.3f} off {h[2]:.3f} "
+                f"{time.strftime('%H:%M:%S')} step {step} lr {lr:.5f} loss {h[0]:.3f} heat "
+                f"{h[1]:.3f} off {h[2]:.3f} "
                 f"size {h[3]:.3f} rot {h[4]:.3f} cor {h[5]:.3f} frames {len(data.items)}",
                 flush=True,
             )

@@ -275,7 +275,8 @@ def train(args: argparse.Namespace) -> None:
         background=1,
     )
     print(
-        f"data: {len(tr.labels)} train crops, {len(va.labels)} validation crops, {time.time() - t0:.0f} s",
+        f"data: {len(tr.labels)} train crops, {len(va.labels)} validation crops, "
+        f"{time.time() - t0:.0f} s",
         flush=True,
     )
     print(
@@ -376,7 +377,8 @@ def train(args: argparse.Namespace) -> None:
             float((pred[~die] == NOT_DIE).float().mean()) if bool((~die).any()) else float("nan")
         )
         print(
-            f"epoch {epoch}, step {done}/{steps}: loss {total / len(ytr):.4f}, validation-family accuracy {acc:.4f}, "
+            f"epoch {epoch}, step {done}/{steps}: loss {total / len(ytr):.4f}, validation-family "
+            f"accuracy {acc:.4f}, "
             f"dice called not-a-die {dropped:.4f}, table squares caught {caught:.4f}, "
             f"{time.time() - t0:.0f} s",
             flush=True,

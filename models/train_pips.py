@@ -188,7 +188,8 @@ def train(args: argparse.Namespace) -> None:
             else 0.0
         )
         print(
-            f"epoch {epoch + 1}/{args.epochs}: loss {total / len(ytr):.4f}, validation-set accuracy {acc:.4f}, "
+            f"epoch {epoch + 1}/{args.epochs}: loss {total / len(ytr):.4f}, validation-set "
+            f"accuracy {acc:.4f}, "
             f"{time.time() - t0:.0f} s",
             flush=True,
         )

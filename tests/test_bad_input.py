@@ -262,7 +262,8 @@ def test_unmarking_a_finished_game_shows(
 
 
 def _rewrite_event(db: Path, seq: int, new_text: str) -> None:
-    """What someone with the project's own functions can do: rewrite an event, recompute every hash."""
+    """What someone with the project's own functions can do: rewrite an event, recompute every
+    hash."""
     with SQLiteStore(db) as st:
         events = st.events(1)
         genesis = st.game(1).genesis
@@ -418,7 +419,8 @@ def test_an_older_database_is_migrated_with_its_counts(
             "INSERT INTO games SELECT id, created, tags, meta, finished, genesis FROM new.games"
         )
         c.execute(
-            "INSERT INTO events SELECT id, game_id, seq, kind, text, ref, note, created, prev_hash, hash, "
+            "INSERT INTO events SELECT id, game_id, seq, kind, text, ref, note, created, "
+            "prev_hash, hash, "
             "evidence FROM new.events"
         )
     code, out, _ = run(capsys, "verify", str(old))

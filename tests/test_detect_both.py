@@ -1,4 +1,5 @@
-"""The agreeing finder: nothing either finder sees is dropped; a die one finder doubts is read '?'."""
+"""The agreeing finder: nothing either finder sees is dropped; a die one finder doubts is read
+'?'."""
 
 from __future__ import annotations
 

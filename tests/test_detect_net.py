@@ -196,7 +196,7 @@ def test_die_like_clutter_beside_dice_is_rarely_read_as_a_die() -> None:
     ), lone.summary()
 
 
-# ----------------------------------------------------------------------------- squares that are no dice
+# ---------------------------------------------------------------------- squares that are no dice
 
 
 # The shipped finder takes die-sized printed squares for dice (jade precision 0.797). The
@@ -208,7 +208,8 @@ SQUARES_GAP = pytest.mark.xfail(
 
 
 def _grid_paper(seed: int, pitch: float) -> npt.NDArray[np.uint8]:
-    """A 1280x960 photo of blank grid paper (squares of `pitch` px), seen in perspective, lit unevenly."""
+    """A 1280x960 photo of blank grid paper (squares of `pitch` px), seen in perspective, lit
+    unevenly."""
     rng = np.random.default_rng(seed)
     table = np.full((960, 1280, 3), 90, np.uint8)
     return lay_over(rng, table, np.zeros((960, 1280), np.float32), pitch, "grid")
@@ -268,7 +269,7 @@ def test_fiducial_markers_beside_dice_are_not_dice() -> None:
     assert tally.recall == 1.0 and tally.found == tally.matched, tally.summary()
 
 
-# ----------------------------------------------------------------------------- close-ups and real photos
+# -------------------------------------------------------------------- close-ups and real photos
 
 
 def test_a_close_up_holding_one_die_is_read_like_any_frame() -> None:

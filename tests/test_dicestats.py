@@ -47,7 +47,8 @@ def test_p_value_matches_tabulated_critical_values() -> None:
 
 
 def test_fair_dice_of_this_game_are_fair_but_a_plain_d6_assumption_is_not() -> None:
-    # Exactly the C2 proportions: chi-square 0. A tool assuming equal faces would see I twice as often.
+    # Exactly the C2 proportions: chi-square 0. A tool assuming equal faces would see I twice as
+    # often.
     s = _stats({"I": 200, "1": 100, "2": 100, "3": 100, "E": 100})
     assert s.chi2 == 0 and s.verdict.startswith("fair")
     uniform = _stats({"I": 120, "1": 120, "2": 120, "3": 120, "E": 120})  # a d6 with equal motifs

@@ -1,4 +1,5 @@
-"""Drawing the reads on a photo (companion.evaluation.draw) and the real-photo split (benchmarks/real_dice.py)."""
+"""Drawing the reads on a photo (companion.evaluation.draw) and the real-photo split
+(benchmarks/real_dice.py)."""
 
 from __future__ import annotations
 

@@ -194,7 +194,8 @@ def test_the_walk_sees_every_kind_of_import(tmp_path: Path) -> None:
     (pkg / "store").mkdir()
     (pkg / "store" / "__init__.py").write_text("")
     (pkg / "store" / "base.py").write_text(
-        "import importlib\nfrom companion.rules.game import f\nimportlib.import_module('companion.cli')\n"
+        "import importlib\nfrom companion.rules.game import f\n"
+        "importlib.import_module('companion.cli')\n"
     )
     (pkg / "cli.py").write_text("import companion.store.base\n")
     graph = import_graph(pkg)

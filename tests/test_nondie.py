@@ -1,4 +1,5 @@
-"""Crops of things that are not dice, bare-table squares, and the reader dropping finds the model calls non-dice."""
+"""Crops of things that are not dice, bare-table squares, and the reader dropping finds the model
+calls non-dice."""
 
 from __future__ import annotations
 

@@ -157,7 +157,8 @@ def test_writer_round_trip(seed: int) -> None:
 
 
 def test_simulated_games_many() -> None:
-    """Hundreds of games, 2–6 cults, every option and strategy: no exception, every record replays."""
+    """Hundreds of games, 2–6 cults, every option and strategy: no exception, every record
+    replays."""
     _run_many(games_per_combo=3)
 
 

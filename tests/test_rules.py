@@ -103,14 +103,16 @@ def test_S4_legal_layouts_empty_each_phase() -> None:
         HEAD2
         + "A: 111111 -> give 1\n"
         + "B: 3I2EEI -> IÄÄ! Cthulhu! Fhtagn! place I23E\n"
-        + "A: 22222 -> give 2\nA: 2222 -> give 2\nA: 222 -> give 2\nA: 22 -> give 2\nA: 2 -> give 2\n"
+        + "A: 22222 -> give 2\nA: 2222 -> give 2\nA: 222 -> give 2\n"
+        + "A: 22 -> give 2\nA: 2 -> give 2\n"
     )
     assert r.ok and r.game is not None
     assert r.game.phase == 2 and all(not lay for lay in r.game.layouts.values())
 
 
 def test_S4_illegal_layout_does_not_carry_over() -> None:
-    # B completed in phase 1 with an I, but phase 2 starts with an empty layout: Cthulhu! alone is D2
+    # B completed in phase 1 with an I, but phase 2 starts with an empty layout:
+    # Cthulhu! alone is D2
     body = (
         "A: 111111 -> give 1\nB: 3I2EEI -> IÄÄ! Cthulhu! Fhtagn! place I23E\n"
         "A: 22222 -> give 2\nA: 2222 -> give 2\nA: 222 -> give 2\nA: 22 -> give 2\nA: 2 -> give 2\n"
@@ -138,7 +140,10 @@ def test_ST1_illegal() -> None:
 
 
 def test_ST2_legal_tie_rolled_off() -> None:
-    body = "start A 3IIIII\nstart B 21IIII\nstart A 1IIIII\nstart B 2IIIII\nB: IIIII1 -> IÄÄ! place I\n"
+    body = (
+        "start A 3IIIII\nstart B 21IIII\nstart A 1IIIII\nstart B 2IIIII\n"
+        "B: IIIII1 -> IÄÄ! place I\n"
+    )
     assert rec(body)[0]
 
 

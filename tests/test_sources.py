@@ -1,4 +1,5 @@
-"""Frame sources: files, the Pi camera (against a stand-in picamera2), retries, the simulated table."""
+"""Frame sources: files, the Pi camera (against a stand-in picamera2), retries, the simulated
+table."""
 
 from __future__ import annotations
 
@@ -80,7 +81,8 @@ class _Request:
 
 
 class FakePicamera2:
-    """Stand-in with picamera2's API: configure, create_still_configuration, start, capture_*, close."""
+    """Stand-in with picamera2's API: configure, create_still_configuration, start, capture_*,
+    close."""
 
     instances: list[FakePicamera2] = []
     fail_open = False

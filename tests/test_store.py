@@ -92,7 +92,8 @@ def test_old_schema_migrates_and_keeps_events(tmp_path: Path) -> None:
     c.executescript(MIGRATIONS[0] + "\nPRAGMA user_version = 1;")
     genesis = genesis_hash({"Cults": "A B"}, "2026-01-01T00:00:00+00:00")
     c.execute(
-        "INSERT INTO games (id, created, tags, genesis) VALUES (1, '2026-01-01T00:00:00+00:00', ?, ?)",
+        "INSERT INTO games (id, created, tags, genesis) "
+        "VALUES (1, '2026-01-01T00:00:00+00:00', ?, ?)",
         ('{"Cults": "A B"}', genesis),
     )
     from companion.store.base import canonical_text

@@ -1,4 +1,5 @@
-"""A damaged, truncated or full database: one clear sentence, and the intact events stay readable."""
+"""A damaged, truncated or full database: one clear sentence, and the intact events stay
+readable."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The table map and the roll before the call: drawn from a known read, corrected, typed, exported."""
+"""The table map and the roll before the call: drawn from a known read, corrected, typed,
+exported."""
 
 from __future__ import annotations
 
@@ -55,7 +56,8 @@ def test_zones_are_the_printed_mats() -> None:
 
 
 def test_map_draws_a_known_read_in_place() -> None:
-    # A3 mat drawn 84 × 30 cells (5 mm a column, 10 mm a row): die (x, y) mm lands in cell (y//10, x//5).
+    # A3 mat drawn 84 × 30 cells (5 mm a column, 10 mm a row):
+    # die (x, y) mm lands in cell (y//10, x//5).
     layout = (
         SeenDie(120.0, 270.0, "I", 0.99, TableZone.layout(1)),
         SeenDie(140.0, 270.0, "2", 0.98, TableZone.layout(1)),

@@ -1,4 +1,5 @@
-"""The spoken call in the secretary: shown with its confidence, accepted with Enter, or corrected."""
+"""The spoken call in the secretary: shown with its confidence, accepted with Enter, or
+corrected."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""`companion vision read`: the JSON contract of VISION.md, errors, and the real model when present."""
+"""`companion vision read`: the JSON contract of VISION.md, errors, and the real model when
+present."""
 
 from __future__ import annotations
 
