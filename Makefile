@@ -24,7 +24,8 @@ demo: $(RUNTIME)
 
 test: $(STAMP)
 	bash scripts/sysdeps.sh
-	$(BIN)/ruff check companion tests benchmarks
+	$(BIN)/ruff check companion tests benchmarks models calibration
+	$(BIN)/ruff format --check companion tests benchmarks models calibration
 	$(BIN)/mypy
 	$(BIN)/pytest -n 2 -q
 
