@@ -46,6 +46,23 @@ class Camera:
         v = cy + self.distance * q[:, 1] / depth
         return np.stack([u, v], axis=1)
 
+    def view_table(
+        self, table: npt.NDArray[np.float32], origin: tuple[float, float], size: tuple[int, int]
+    ) -> npt.NDArray[np.float32]:
+        """A table texture whose pixel (0, 0) lies at ``origin`` on the table, as this camera
+        sees it in a frame of ``size`` (w, h); the table runs on past the texture's edges."""
+        shift = np.array([[1, 0, origin[0]], [0, 1, origin[1]], [0, 0, 1]], np.float64)
+        return np.asarray(
+            cv2.warpPerspective(
+                table,
+                self.table_to_image() @ shift,
+                size,
+                flags=cv2.INTER_LINEAR,
+                borderMode=cv2.BORDER_REFLECT,
+            ),
+            np.float32,
+        )
+
     def table_to_image(self) -> F64:
         """Homography from the table plane (Z = 0) to the image."""
         src = np.array(

@@ -100,17 +100,7 @@ def _compose(
         cv2.fillPoly(shadow, [np.round((foot - off) * 8).astype(np.int32)], 1.0, cv2.LINE_AA, 3)
     shadow = np.asarray(cv2.GaussianBlur(shadow, (0, 0), max(unit * 0.12, 1.0)), np.float32)
     table *= (1 - 0.55 * np.clip(shadow, 0, 1))[..., None]
-    shift = np.array([[1, 0, bx0], [0, 1, by0], [0, 0, 1]], np.float64)
-    img = np.asarray(
-        cv2.warpPerspective(
-            table,
-            cam.table_to_image() @ shift,
-            (w, h),
-            flags=cv2.INTER_LINEAR,
-            borderMode=cv2.BORDER_REFLECT,
-        ),
-        np.float32,
-    )
+    img = cam.view_table(table, (bx0, by0), (w, h))
     solids = []
     for d, foot in zip(dice, feet, strict=True):
         height = d.edge * 0.98

@@ -117,17 +117,7 @@ def render_pip_frame(
         cv2.GaussianBlur(shadow, (0, 0), max(unit * rng.uniform(0.08, 0.25), 1.0)), np.float32
     )
     table *= (1 - (1 - light.ambient) * np.clip(shadow, 0, 1))[..., None]
-    shift = np.array([[1, 0, bx0], [0, 1, by0], [0, 0, 1]], np.float64)
-    img = np.asarray(
-        cv2.warpPerspective(
-            table,
-            cam.table_to_image() @ shift,
-            (w, h),
-            flags=cv2.INTER_LINEAR,
-            borderMode=cv2.BORDER_REFLECT,
-        ),
-        np.float32,
-    )
+    img = cam.view_table(table, (bx0, by0), (w, h))
     solids = []
     for c, edge, angle, value, st in placed:
         foot = square(c, edge, angle)
