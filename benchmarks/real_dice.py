@@ -20,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
+from companion.evaluation.scoring import greedy_pairs
+
 REAL = Path(__file__).resolve().parents[1].parent / "shared" / "real-dice"
 MATCH_PX = 30.0
 
@@ -76,21 +78,12 @@ def match(
         return []
     f = np.asarray(found, np.float64).reshape(-1, 2)
     d = np.hypot(f[:, None, 0] - truth[None, :, 0], f[:, None, 1] - truth[None, :, 1])
-    pairs = sorted(
+    return greedy_pairs(
         (float(d[i, j]), i, j)
         for i in range(len(f))
         for j in range(len(truth))
         if d[i, j] <= radius
     )
-    used_f: set[int] = set()
-    used_t: set[int] = set()
-    out = []
-    for _, i, j in pairs:
-        if i not in used_f and j not in used_t:
-            used_f.add(i)
-            used_t.add(j)
-            out.append((i, j))
-    return out
 
 
 @dataclass

@@ -12,7 +12,7 @@ still a silent error.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import cv2
@@ -80,14 +80,18 @@ def match_points(
         for j, poly in enumerate(polys):
             if cv2.pointPolygonTest(poly, (float(x), float(y)), False) >= 0:
                 cands.append((float(np.hypot(x - centers[j][0], y - centers[j][1])), i, j))
-    cands.sort()
-    used_p: set[int] = set()
-    used_r: set[int] = set()
+    return greedy_pairs(cands)
+
+
+def greedy_pairs(cands: Iterable[tuple[float, int, int]]) -> list[tuple[int, int]]:
+    """One-to-one (i, j) pairs from (distance, i, j) candidates, nearest first."""
+    used_i: set[int] = set()
+    used_j: set[int] = set()
     pairs = []
-    for _, i, j in cands:
-        if i not in used_p and j not in used_r:
-            used_p.add(i)
-            used_r.add(j)
+    for _, i, j in sorted(cands):
+        if i not in used_i and j not in used_j:
+            used_i.add(i)
+            used_j.add(j)
             pairs.append((i, j))
     return pairs
 
