@@ -82,9 +82,17 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 def _cmd_demo(args: argparse.Namespace) -> int:
     # --resume finishes a headless demo game: the screen demo keeps no game to resume
     if not args.headless and not args.resume:
+        from .demo import DemoSettings
         from .tui.app import run_demo
 
-        code: int = run_demo(args)
+        settings = DemoSettings(
+            seed=args.seed,
+            cults=args.cults,
+            target=args.target,
+            pace=args.pace,
+            db=Path(args.db) if args.db else None,
+        )
+        code: int = run_demo(settings)
         return code
     from .demo import run_headless
 

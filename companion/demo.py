@@ -9,7 +9,6 @@ through rendered frames and the vision reader instead.
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import signal
@@ -32,11 +31,34 @@ DEFAULT_CULTS = 3
 #: The demo on screen plays these cults to this target: a short game to watch.
 DEMO_CULTS = ("Anna", "Ben", "Cleo", "Dora", "Emil", "Fay")
 DEMO_TARGET = 60
+#: Seconds between the steps of the demo on screen.
+DEMO_PACE = 0.4
 
 
-def demo_options(args: argparse.Namespace) -> Options:
-    n = getattr(args, "cults", None) or DEFAULT_CULTS
-    return Options.make(list(DEMO_CULTS[:n]), target=getattr(args, "target", None) or DEMO_TARGET)
+@dataclass(frozen=True, slots=True)
+class DemoSettings:
+    """What `companion demo` on screen is asked for; None where the command line says nothing
+    (the demo's defaults then hold)."""
+
+    seed: int | None = None
+    cults: int | None = None
+    target: int | None = None
+    pace: float | None = None
+    db: Path | None = None  # None: a throw-away database
+
+    # 0 is no seed and no pace, as on the command line before (a pace of 0 would not be seen)
+    @property
+    def seed_or_default(self) -> int:
+        return self.seed or DEFAULT_SEED
+
+    @property
+    def pace_or_default(self) -> float:
+        return self.pace or DEMO_PACE
+
+    def options(self) -> Options:
+        """Anna, Ben, Cleo… to a short target: a game to watch."""
+        n = self.cults or DEFAULT_CULTS
+        return Options.make(list(DEMO_CULTS[:n]), target=self.target or DEMO_TARGET)
 
 
 def demo_tags(seed: int) -> dict[str, str]:

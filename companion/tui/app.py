@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Callable
@@ -12,6 +11,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.timer import Timer
 
+from ..demo import DemoSettings
 from ..rules import Options
 from ..secretary import Secretary
 from ..vision.seen import Seen, TableCamera
@@ -221,25 +221,25 @@ def _ansi_console() -> bool | None:
     return True if os.environ.get("TERM") == "linux" else None
 
 
-def run_demo(args: argparse.Namespace) -> int:
+def run_demo(settings: DemoSettings) -> int:
     """`companion demo` with a screen: a whole game on the simulated table.
 
-    The game is kept by the Secretary in ``--db`` when given, otherwise in a
+    The game is kept by the Secretary in ``settings.db`` when given, otherwise in a
     throw-away database: a demo should not fill the table's standings.
     """
     import tempfile
 
-    from ..demo import DEFAULT_SEED, demo_options, demo_tags
+    from ..demo import demo_tags
     from ..store.base import StoreError
     from .camera import SimulatedCamera
     from .vision_reader import vision_reader
 
-    seed = int(getattr(args, "seed", None) or DEFAULT_SEED)
-    options = demo_options(args)
+    seed = settings.seed_or_default
+    options = settings.options()
     cults = options.cults
     reader, how = vision_reader()
     with tempfile.TemporaryDirectory(prefix="companion-demo-") as tmp:
-        db = Path(getattr(args, "db", None) or Path(tmp) / "demo.db")
+        db = settings.db or Path(tmp) / "demo.db"
         try:
             secretary = Secretary.open(db)
         except StoreError as exc:
@@ -258,7 +258,7 @@ def run_demo(args: argparse.Namespace) -> int:
             camera_status=camera.name,
             demo=DemoPlayers(cults, seed),
             options=options,
-            pace=float(getattr(args, "pace", None) or 0.4),
+            pace=settings.pace_or_default,
             tags=demo_tags(seed),
             ansi=_ansi_console(),
         )
