@@ -9,6 +9,7 @@ The API the screens build on::
     res = sec.submit_turn("Anna", roll, action)   # -> TurnResult
     sec.submit_forfeit("I")                       # V2 forfeit, after an illegal call
     sec.correct_last_turn(roll, action, "misread a die")
+    sec.add_note("dispute after Anna's turn …")    # a comment of the record, stored
     sec.record_text()                             # NOTATION.md record
 
 Order of work for every entry: judge on the engine, write to the store
@@ -229,6 +230,17 @@ class Secretary:
         self._sync_finished()
         return TurnResult(True, OK, stored.seq, recorded=True, phase_result=res)
 
+    def add_note(self, text: str) -> StoredEvent:
+        """Keep the secretary's note (a settled dispute) as an event: a comment of the record
+        after the lines so far, which survives a power cut like every entry."""
+        f = self._need()
+        line = " ".join(text.split())  # one comment line
+        if not line:
+            raise SecretaryError("a note needs some words")
+        stored = self._write(NewEvent(Kind.NOTE, line))
+        f.note(line)
+        return stored
+
     def legal_corrections(self, roll: Sequence[str]) -> tuple[Action, ...]:
         """The legal replacements, on ``roll``, of the last accepted turn."""
         before, cult, _ = self._before_last_turn()
@@ -314,7 +326,7 @@ class Secretary:
         return self._need().game.legal_actions(tuple(roll), cult)
 
     def record_text(self, comments: bool = True) -> str:
-        """The NOTATION.md record of the accepted events (illegal calls as comments)."""
+        """The NOTATION.md record of the accepted events (illegal calls and notes as comments)."""
         f = self._need()
         assert self._info is not None
         return f.text(self._info.tags, comments)

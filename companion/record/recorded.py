@@ -32,6 +32,7 @@ class RecordedGame:
         self.pending_forfeit: Turn | None = None  # V2: the illegal call whose forfeit is owed
         self._marked_phase = 0  # the phase whose phase line stands
         self._score_window = False  # right after a phase ended: its score and totals may stand
+        self.notes: list[tuple[int, str]] = []  # (lines before it, text): comments of the record
 
     # ------------------------------------------------------------ one line
     def apply_line(self, ev: Event, comment: str = "", *, forfeit: bool = False) -> None:
@@ -141,16 +142,20 @@ class RecordedGame:
         if self.options.illegal_call is IllegalCall.FORFEIT:
             self.pending_forfeit = t
 
+    def note(self, text: str) -> None:
+        """The secretary's note (a settled dispute): a comment after the lines so far."""
+        self.notes.append((len(self.lines), text))
+
     @property
     def illegal_calls(self) -> int:
         return sum(1 for line in self.lines if not line.played)
 
     def text(self, tags: dict[str, str], comments: bool = True) -> str:
-        """The record in canonical form; illegal calls and the end only as comments."""
+        """The record in canonical form; illegal calls, notes and the end only as comments."""
         g = self.game
         footer = None
         if g.finished:
             footer = (
                 f"winners: {' '.join(g.winners) or 'none'}; losers: {' '.join(g.losers) or 'none'}"
             )
-        return write_record(tags, self.lines, comments=comments, footer=footer)
+        return write_record(tags, self.lines, comments=comments, footer=footer, notes=self.notes)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -24,12 +24,20 @@ def write_record(
     *,
     comments: bool = True,
     footer: str | None = None,
+    notes: Sequence[tuple[int, str]] = (),
 ) -> str:
     """Tags, a blank line, then one line per event. Unplayed lines and comments are written
-    (as ``#`` comments) only with ``comments``; so is the ``footer``."""
+    (as ``#`` comments) only with ``comments``; so are the ``footer`` and the ``notes``,
+    ``(n, text)``: a comment line after the first n events (after the footer when n is all)."""
+    items = list(events)
+    before: dict[int, list[str]] = {}  # the notes after the first n items
+    for at, text in notes if comments else ():
+        before.setdefault(min(at, len(items)), []).append(f"# {text}")
     lines = format_tags(tags)
     lines.append("")
-    for item in events:
+    for n, item in enumerate(items):
+        if n in before:
+            lines.extend(before[n])
         if not isinstance(item, RecordLine):
             lines.append(format_event(item))
         elif not item.played:
@@ -41,6 +49,7 @@ def write_record(
             lines.append(format_event(item.event))
     if footer is not None and comments:
         lines.append(f"# {footer}")
+    lines.extend(before.get(len(items), []))  # notes after the last line follow the end
     return "\n".join(lines) + "\n"
 
 

@@ -24,6 +24,7 @@ class Kind(StrEnum):
     ILLEGAL = "illegal"  # an illegal call, recorded but not applied (V1)
     FORFEIT = "forfeit"  # the die given up after an illegal call (V2 option)
     CORRECT = "correct"  # voids the event ``ref`` and gives its replacement
+    NOTE = "note"  # the secretary's note for the record (a settled dispute): a comment line
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +53,7 @@ class Evidence:
 @dataclass(frozen=True, slots=True)
 class NewEvent:
     kind: Kind
-    text: str  # the canonical record line (NOTATION.md) of the roll or turn
+    text: str  # the canonical record line (NOTATION.md) of the roll or turn; NOTE: the note
     ref: int | None = None  # CORRECT: seq of the event it voids
     note: str = ""  # ILLEGAL: "RULE message"; CORRECT: the reason
     evidence: Evidence | None = None

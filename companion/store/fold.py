@@ -3,7 +3,7 @@
 Corrections are applied here: a CORRECT event replaces the event it voids,
 so the game and the record are those of the corrected game, while the store
 keeps both. Illegal calls change nothing but are kept for the record's
-comments and the forfeit option (V2).
+comments and the forfeit option (V2); the secretary's notes are comments only.
 """
 
 from __future__ import annotations
@@ -103,6 +103,9 @@ def fold_partial(options: Options, events: list[StoredEvent]) -> tuple[StoredGam
         return f, str(exc)
     for e in eff:
         try:
+            if e.kind is Kind.NOTE:
+                f.note(e.text)
+                continue
             if e.kind is Kind.ILLEGAL:
                 rule, _, message = e.note.partition(" ")
                 f.note_illegal(parse_turn(e.text), rule, message)

@@ -1,9 +1,8 @@
 """The TUI's view of a game: the durable Secretary behind one small class.
 
 The screens talk only to ``TableSession``. It hands on the Secretary's
-``TurnResult`` (whose ``Verdict`` is the engine's own) and keeps the
-secretary's settled disputes, which the event store has no kind for yet,
-as comment lines of the history.
+``TurnResult`` (whose ``Verdict`` is the engine's own); the secretary's notes
+(settled disputes) are stored events like every entry.
 """
 
 from __future__ import annotations
@@ -18,7 +17,6 @@ class TableSession:
 
     def __init__(self, secretary: Secretary) -> None:
         self.sec = secretary
-        self.notes: list[tuple[int, str]] = []  # (record lines before the note, the note)
 
     @classmethod
     def new(
@@ -84,21 +82,14 @@ class TableSession:
         return res
 
     def add_note(self, text: str) -> None:
-        """A comment for the record, placed after the lines written so far (the turn it is
-        about)."""
-        self.notes.append((len(self.sec.record_text().splitlines()), text))
+        """A comment for the record after the lines written so far (the turn it is about),
+        stored as an event (raises StoreError when the database refuses it)."""
+        self.sec.add_note(text)
 
     # --------------------------------------------------------------- record
     def record_text(self) -> str:
-        """The stored record with the secretary's notes of this sitting as comments, each in its
-        place."""
-        text = self.sec.record_text()
-        if not self.notes:
-            return text
-        lines = text.splitlines()
-        for at, note in sorted(self.notes, key=lambda n: n[0], reverse=True):
-            lines.insert(min(at, len(lines)), f"# {note}")
-        return "\n".join(lines) + "\n"
+        """The stored record, with illegal calls and notes as comments."""
+        return self.sec.record_text()
 
 
 def _evidence(

@@ -547,7 +547,6 @@ class PhaseScreen(TableScreen):
         outcome = self._pending
         if outcome is None:
             return
-        session = self.host.session
         exp = "".join(msg.expected) or "-"
         saw = "".join(seen) or "-"
         camera = self.host.camera
@@ -562,7 +561,7 @@ class PhaseScreen(TableScreen):
             f"({difference_text(msg.expected, seen)})"
         )
         if how == "correct":
-            session.add_note(f"{what}; the turn is corrected")
+            self._note(f"{what}; the turn is corrected")
             self.action_correct()
             return
         why = (
@@ -570,9 +569,17 @@ class PhaseScreen(TableScreen):
             if self.host.demo is not None
             else ""
         )
-        session.add_note(f"{what}; the rules stand: the dice on the table were put right{why}")
-        self.host.save_record()
+        self._note(f"{what}; the rules stand: the dice on the table were put right{why}")
         self.after_turn(outcome)
+
+    def _note(self, text: str) -> None:
+        """Store the secretary's note; the game goes on when the database refuses it."""
+        try:
+            self.host.session.add_note(text)
+        except StoreError as exc:
+            self.not_stored(exc)
+            return
+        self.host.save_record()
 
     # ------------------------------------------------------------ after
     def after_turn(self, outcome: TurnResult) -> None:
