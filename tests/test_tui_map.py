@@ -142,9 +142,9 @@ async def test_roll_is_edited_before_the_call() -> None:
         assert scr.stage == "call" and scr.entry.roll == tuple("I23E1I")
         await pilot.press("i")
         await pilot.press("backspace", "backspace")  # a word, then nothing: back to the roll
-        assert scr.stage == "roll" and scr.words == []
+        assert scr.stage == "roll" and scr.call.words == []
         await pilot.press("left", "3")  # pick the last die on the map, key its motif
-        assert scr.entry.roll == tuple("I23E13") and scr.picked is None
+        assert scr.entry.roll == tuple("I23E13") and scr.roll.picked is None
         await pilot.press("left", "i", "enter", "i", "enter")
         await pilot.pause()
         assert app.session.game.layouts["Anna"] == ["I"]
@@ -167,7 +167,7 @@ async def test_a_misread_die_is_corrected_on_the_map_and_the_read_is_kept() -> N
         read = scr.entry.roll
         other = "E" if read[0] != "E" else "1"
         await pilot.press("right")  # from the call straight to the first die on the map
-        assert scr.stage == "roll" and scr.picked == 0
+        assert scr.stage == "roll" and scr.roll.picked == 0
         assert scr.query_one("#map", TableMap).view is not None
         await pilot.press({"E": "e", "1": "1"}[other], "enter")
         keyed = (other, *read[1:])
@@ -326,6 +326,6 @@ async def test_a_click_on_the_map_picks_a_die() -> None:
         row, col = table_map.cells[2]
         inner, outer = table_map.content_region, table_map.region  # the wide map has a border
         await pilot.click("#map", offset=(col + inner.x - outer.x, row + inner.y - outer.y))
-        assert scr.picked == 2
+        assert scr.roll.picked == 2
         await pilot.press("1")
         assert scr.entry.roll == tuple("I21E1")

@@ -92,9 +92,9 @@ async def test_nothing_heard_and_push_to_talk() -> None:
         await pilot.pause()
         assert "no call heard clearly (0.20): key 1 IÄÄ!, or key the call" in _status(app)
         screen = app.screen
-        assert isinstance(screen, PhaseScreen) and screen.words == []
+        assert isinstance(screen, PhaseScreen) and screen.call.words == []
         await pilot.press("2")  # there is no second guess: the key does nothing
-        assert screen.words == []
+        assert screen.call.words == []
         await pilot.press("v")
         await pilot.press("v")
         await pilot.pause()
@@ -114,11 +114,11 @@ async def test_an_unsure_call_offers_its_two_best_guesses_for_one_key_each() -> 
         app.screen.post_message(CallHeard(Heard(None, 0.31, 40.0, best=first, second=second)))
         await pilot.pause()
         assert "key 1 IÄÄ! Ph'nglui! / 2 IÄÄ! Cthulhu! Fhtagn!" in _status(app)
-        assert screen.words == []  # nothing taken before the secretary chooses
+        assert screen.call.words == []  # nothing taken before the secretary chooses
         await pilot.press("1")
-        assert screen.words == list(first)
+        assert screen.call.words == list(first)
         await pilot.press("2")
-        assert screen.words == list(second)
+        assert screen.call.words == list(second)
         await pilot.press("enter")
         await pilot.pause()
         assert app.session.game.layouts["Anna"] == ["I", "3", "E"]  # the second guess, played
@@ -143,13 +143,13 @@ async def test_a_call_given_but_not_sure_offers_the_second_guess_on_key_2() -> N
         app.screen.post_message(CallHeard(heard))
         await pilot.pause()
         assert "Enter to accept, 2 for IÄÄ! Cthulhu! Fhtagn!" in _status(app)
-        assert screen.words == list(parse_call("IÄÄ! Cthulhu!"))
+        assert screen.call.words == list(parse_call("IÄÄ! Cthulhu!"))
         await pilot.press("2")
-        assert screen.words == list(parse_call("IÄÄ! Cthulhu! Fhtagn!"))
+        assert screen.call.words == list(parse_call("IÄÄ! Cthulhu! Fhtagn!"))
         # A sure call of a later utterance takes the guesses away again.
         app.screen.post_message(
             CallHeard(Heard(parse_call("IÄÄ!"), 0.9, 40.0, best=parse_call("IÄÄ!")))
         )
         await pilot.pause()
         await pilot.press("2")
-        assert screen.words == list(parse_call("IÄÄ!")) and screen.guesses == ()
+        assert screen.call.words == list(parse_call("IÄÄ!")) and screen.call.guesses == ()

@@ -1,16 +1,16 @@
 """The phase: the board, the roll, the call being keyed and the last verdict.
 
-A turn moves through the stages of ``Stage``: the camera reads (WAIT), the
-secretary keys or completes the roll (ROLL), then the call (CALL, GIVE_UP),
-then the verdict. Camera reads run in a worker thread and arrive as
-messages, so the screen never blocks. The lines of the screen are small
-widgets (turn_lines.py); in the demo a driver answers each stage with the
-messages a person's keys lead to (demo_driver.py).
+A turn moves through the stages of ``Stage``: the camera reads (WAIT), the secretary keys or
+completes the roll (ROLL), then the call (CALL, GIVE_UP), then the verdict. The screen keeps
+that flow; the parts of a turn are small pieces that own their state and text and tell the
+screen by messages: the roll (roll_editor.py), the call and a heard one (call_editor.py,
+voice_call.py), the layout check and its disputes (layout_check.py), the lines of the screen
+(turn_lines.py). Camera reads run in a worker thread and arrive as messages, so the screen
+never blocks; in the demo a driver answers each stage with the messages a person's keys lead
+to (demo_driver.py).
 """
 
 from __future__ import annotations
-
-from functools import partial
 
 from textual import events
 from textual.app import ComposeResult
@@ -20,19 +20,16 @@ from textual.reactive import reactive
 from textual.widgets import Footer, Static
 
 from ...dicestats import per_cult
-from ...rules import Action, Call, CallAction, Game, GiveUp, Word
+from ...rules import Action, CallAction, Game, GiveUp
 from ...rules.calls import call_text
 from ...secretary import SecretaryError, TurnResult
 from ...store.base import StoreError
 from ...vision.seen import Seen
+from ..call_editor import CallEditor
 from ..demo_driver import DemoDriver, TurnView
-from ..describe import (
-    FACE_KEYS,
-    WORD_KEYS,
-    action_text,
-    rule_sentence,
-)
+from ..describe import FACE_KEYS, action_text, rule_sentence
 from ..entry import RollEntry, matching, plain_action
+from ..layout_check import DisputeSettled, LayoutAgreed, LayoutCheck, ReadAgain
 from ..messages import (
     ActionChosen,
     CallAnnounced,
@@ -42,11 +39,13 @@ from ..messages import (
     RollSeen,
     TableSeen,
 )
+from ..roll_editor import RollEditor
 from ..tablemap import DiePicked, MapView, TableMap, roll_places
-from ..turn_lines import CallLine, RollLine, Stage, StatusLine, TitleLine, VerdictLine
+from ..turn_lines import Stage, StatusLine, TitleLine, VerdictLine
+from ..voice_call import Microphone
 from ..widgets import Board, center_line
 from .info import EndScreen, HistoryScreen
-from .modals import ChoiceScreen, DisputeScreen, ScoringScreen, difference_text, largest_first
+from .modals import ChoiceScreen, ScoringScreen, largest_first
 from .table_screen import TableScreen
 
 
@@ -69,25 +68,25 @@ class PhaseScreen(TableScreen):
     def __init__(self) -> None:
         super().__init__()
         self.cult = ""
-        self.entry = RollEntry(0)
-        self.words: list[Word] = []
         self.correcting = False  # the roll and call replace the last turn (x)
         self.recall = False  # the cult calls again after an illegal call (V2)
-        self._driver: DemoDriver | None = None
         self.status = ""
-        self._pending: TurnResult | None = None  # a legal turn waiting for the layout check
-        self.seen: tuple[str, ...] | None = (
-            None  # the camera's reading of this roll, kept as evidence
-        )
-        self.talking = False  # push-to-talk held open with the v key
         self.look: Seen | None = None  # the camera's last look at the table, for the map
         self.roll_look: Seen | None = None  # the look that read this roll (places of its dice)
-        self.picked: int | None = None  # the die of the roll picked on the map
-        self.guesses: tuple[Call, ...] = ()  # an unsure spoken call's two guesses, keys 1 and 2
+        self.roll = RollEditor(id="roll")
+        self.call = CallEditor(id="call")
+        self.layout_check: LayoutCheck | None = None
+        self.mic = Microphone(None)
+        self._driver: DemoDriver | None = None
 
     @property
     def game(self) -> Game:
         return self.host.session.game
+
+    @property
+    def entry(self) -> RollEntry:
+        """The roll being keyed (the roll editor's)."""
+        return self.roll.entry
 
     def compose(self) -> ComposeResult:
         yield TitleLine(id="title")
@@ -95,8 +94,8 @@ class PhaseScreen(TableScreen):
             with Vertical(id="left"):
                 yield Board(id="board")
                 yield Static(id="center")
-                yield RollLine(id="roll")
-                yield CallLine(id="call")
+                yield self.roll
+                yield self.call
                 yield VerdictLine(id="verdict")
                 yield StatusLine(id="status")
             yield TableMap(id="map")
@@ -106,6 +105,8 @@ class PhaseScreen(TableScreen):
         host = self.host
         if host.demo is not None:
             self._driver = DemoDriver(host.demo, host.schedule, self.post_message, self.app)
+        self.layout_check = LayoutCheck(self.app, self.post_message, host.demo is not None)
+        self.mic = Microphone(host.listener)
         self.next_turn()
 
     def watch_stage(self, stage: Stage) -> None:
@@ -116,7 +117,7 @@ class PhaseScreen(TableScreen):
                 TurnView(
                     self._judging_game(),
                     self.cult,
-                    tuple(self.entry.faces),
+                    self.roll.roll,
                     self.entry.size,
                     truth,
                     self.recall,
@@ -142,10 +143,14 @@ class PhaseScreen(TableScreen):
         )
         self.query_one(Board).show(g)
         self.query_one("#center", Static).update(center_line(g))
-        self.query_one(RollLine).show(self.stage, self.cult, self.entry, self.picked)
-        self.query_one(CallLine).show(self.stage, self.words)
+        self.roll.show(self.stage, self.cult)
+        self.call.show(self.stage)
         self.query_one(StatusLine).show(self.status)
         self.query_one(TableMap).show(self.map_view())
+
+    def say(self, status: str) -> None:
+        self.status = status
+        self.refresh_view()
 
     def map_view(self) -> MapView:
         """The table as the camera saw it last (or as the rules have it), with the roll as keyed."""
@@ -154,7 +159,7 @@ class PhaseScreen(TableScreen):
         # after the verdict the roll's dice have gone to the layout, the center or the pool
         shown = self.stage.keying
         roll_look = self.roll_look if shown else None
-        faces = tuple(self.entry.faces) if shown else ()
+        faces = self.roll.roll if shown else ()
         at = (
             roll_places(roll_look.dice, len(roll_look.roll)) if roll_look and roll_look.dice else ()
         )
@@ -167,15 +172,14 @@ class PhaseScreen(TableScreen):
             layout_dice=look.layout_dice() if look and look.dice else None,
             center=g.center,
             to_move=self.cult or g.to_move,
-            picked=self.picked if self.stage is Stage.ROLL else None,
+            picked=self.roll.picked if self.stage is Stage.ROLL else None,
             source=look.source if look else "",
         )
 
     def action_evidence(self) -> None:
-        self.status = self.host.export_evidence(
-            self.look, f"{self.cult}'s turn, phase {self.game.phase}"
+        self.say(
+            self.host.export_evidence(self.look, f"{self.cult}'s turn, phase {self.game.phase}")
         )
-        self.refresh_view()
 
     def action_map(self) -> None:
         table_map = self.query_one("#map", TableMap)
@@ -184,8 +188,9 @@ class PhaseScreen(TableScreen):
     # -------------------------------------------------------------- turns
     def next_turn(self) -> None:
         g = self.game
-        self.words, self.correcting, self.recall = [], False, False
-        self.seen, self.roll_look, self.picked, self.guesses = None, None, None, ()
+        self.correcting = self.recall = False
+        self.roll_look = None
+        self.call.clear(guesses=True)
         if g.finished:
             self.stage = Stage.OVER
             self.refresh_view()
@@ -194,76 +199,71 @@ class PhaseScreen(TableScreen):
             return
         assert g.to_move is not None
         self.cult = g.to_move
-        self.entry = RollEntry(g.pools[self.cult])
+        n = g.pools[self.cult]
+        self.roll.begin(n)
         camera = self.host.camera
         if camera is not None:
             self.stage = Stage.WAIT
             self.status = f"waiting for {self.cult}'s roll to settle…"
-            self.read_roll_later(camera, self.cult, self.entry.size)
+            self.read_roll_later(camera, self.cult, n)
         else:
             self.stage = Stage.ROLL
-            n = self.entry.size
-            self.status = (
-                f"{self.cult} rolls {n} {'die' if n == 1 else 'dice'}: "
-                f"key {'it' if n == 1 else 'them'} in"
-            )
+            it = "it" if n == 1 else "them"
+            self.status = f"{self.cult} rolls {n} {'die' if n == 1 else 'dice'}: key {it} in"
         self.refresh_view()
 
     def on_roll_seen(self, msg: RollSeen) -> None:
         if self.stage is not Stage.WAIT or msg.cult != self.cult:
             return  # a read that a correction or quit made stale
-        self.seen = msg.seen.roll
+        read, size = msg.seen.roll, msg.size
         self.look = self.roll_look = msg.seen
-        got = len(msg.seen.roll)
-        unread = msg.seen.roll.count("?")
-        self.entry = RollEntry(msg.size, list(msg.seen.roll[: msg.size]) if got == msg.size else [])
-        if got != msg.size:
-            self.status = f"the camera saw {got} dice, {msg.size} expected: key the roll"
+        unread = read.count("?")
+        self.roll.begin(size, read[:size] if len(read) == size else (), read)
+        if len(read) != size:
+            self.status = f"the camera saw {len(read)} dice, {size} expected: key the roll"
         elif unread:
+            them = "it" if unread == 1 else "them"
             self.status = (
                 f"the camera could not read {unread} {'die' if unread == 1 else 'dice'}: "
-                f"key {'it' if unread == 1 else 'them'} in"
+                f"key {them} in"
             )
         else:
             self.status = f"read by the {msg.seen.source}"
         self.stage = Stage.ROLL
         self.refresh_view()
-        if self.entry.complete:
+        if self.roll.complete:
             self.confirm_roll()
 
     def on_camera_failed(self, msg: CameraFailed) -> None:
         self.stage = Stage.ROLL
-        self.status = f"camera: {msg.reason}; key the roll by hand"
-        self.refresh_view()
+        self.say(f"camera: {msg.reason}; key the roll by hand")
 
     def on_roll_keyed(self, msg: RollKeyed) -> None:
         if self.stage is Stage.ROLL:
-            self.entry.faces = list(msg.faces)
+            self.roll.set_faces(msg.faces)
             self.confirm_roll(msg.note)
 
+    def on_roll_editor_said(self, msg: RollEditor.Said) -> None:
+        self.say(msg.text)
+
     def confirm_roll(self, note: str = "") -> None:
-        if not self.entry.complete:
-            self.status = f"key all {self.entry.size} dice first"
-            self.refresh_view()
+        if not self.roll.complete:
+            self.say(f"key all {self.entry.size} dice first")
             return
-        self.picked = None
+        self.roll.picked = None
+        roll = self.roll.roll
         self.status = (
-            note
-            or f"{self.cult} rolled {''.join(self.entry.roll)}: key the call (esc edits the roll)"
+            note or f"{self.cult} rolled {''.join(roll)}: key the call (esc edits the roll)"
         )
-        listener = self.host.listener
-        if listener is not None:
-            # the grammar is narrowed to the calls this roll and layout allow
-            listener.start_turn(self.entry.roll, tuple(self._judging_game().layouts[self.cult]))
-            self.status = f"listening for {self.cult}'s call… (or key it)"
+        layout = tuple(self._judging_game().layouts[self.cult])
+        self.status = self.mic.listen(roll, layout, self.cult) or self.status
         self.stage = Stage.CALL
         self.refresh_view()
 
     def on_call_announced(self, msg: CallAnnounced) -> None:
         action = msg.action
-        self.words = list(action.call) if isinstance(action, CallAction) else []
-        self.status = f"{self.cult} calls: {action_text(action)}"
-        self.refresh_view()
+        self.call.words = list(action.call) if isinstance(action, CallAction) else []
+        self.say(f"{self.cult} calls: {action_text(action)}")
 
     def on_action_chosen(self, msg: ActionChosen) -> None:
         if self.stage in (Stage.CALL, Stage.GIVE_UP):
@@ -271,155 +271,78 @@ class PhaseScreen(TableScreen):
 
     # --------------------------------------------------------------- keys
     def on_key(self, event: events.Key) -> None:
-        key = event.key
-        if self.stage is Stage.ROLL:
-            if key in FACE_KEYS and self.picked is not None:
-                self.set_die(self.picked, FACE_KEYS[key])
-            elif self.entry.key(key):
-                pass
-            elif key in ("left", "right"):
-                self.pick(-1 if key == "left" else 1)
-            elif key == "escape" and self.picked is not None:
-                self.picked = None
-            elif key == "backspace":
-                if self.picked is not None:
-                    self.set_die(self.picked, "?")
-                else:
-                    self.entry.backspace()
-            elif key == "enter":
+        """The keys of the stage: the roll's and the call's go to their editors; the keys
+        that move the turn on are the screen's, at once (keys typed fast keep their order)."""
+        key, stage = event.key, self.stage
+        if stage is Stage.ROLL:
+            if key == "enter":
                 self.confirm_roll()
+            elif not self.roll.key(key):
+                return
+        elif stage is Stage.CALL:
+            if self.call.key(key):
+                pass
+            elif key in ("escape", "left", "right", "backspace"):
+                self.edit_roll(pick=-1 if key == "left" else 1 if key == "right" else 0)
+            elif key == "g":
+                self.stage = Stage.GIVE_UP
+            elif key == "enter":
+                event.stop()
+                self.submit_words()
+                return
             else:
                 return
-        elif self.stage is Stage.CALL and (
-            key in ("escape", "left", "right") or (key == "backspace" and not self.words)
-        ):
-            self.edit_roll(pick=-1 if key == "left" else 1 if key == "right" else 0)
-        elif self.stage is Stage.FORFEIT:
+        elif stage is Stage.FORFEIT:
             if key not in FACE_KEYS:
                 return
             self.forfeit(FACE_KEYS[key])
-        elif self.stage is Stage.GIVE_UP:
+        elif stage is Stage.GIVE_UP:
             self.stage = Stage.CALL
             if key in FACE_KEYS:
                 self.post_message(ActionChosen(GiveUp(FACE_KEYS[key])))
-        elif self.stage is Stage.CALL:
-            if key in WORD_KEYS:
-                self.words.append(WORD_KEYS[key])
-            elif key in ("1", "2") and int(key) <= len(self.guesses):
-                self.words = list(self.guesses[int(key) - 1])
-            elif key == "g":
-                self.stage = Stage.GIVE_UP
-            elif key == "backspace":
-                if self.words:
-                    self.words.pop()
-            elif key == "enter":
-                self.submit_words()
-                event.stop()
-                return
-            else:
-                return
         else:
             return
         event.stop()
         self.refresh_view()
 
-    # --------------------------------------------------- editing the roll
     def edit_roll(self, pick: int = 0) -> None:
         """Back from the call to the roll: a mis-keyed or misread die is fixed before the call."""
         self.stage = Stage.ROLL
-        self.words = []
-        if self.host.listener is not None:
-            self.host.listener.end_turn()
-            self.talking = False
+        self.call.clear()
+        self.mic.stop()
         if pick:
-            self.pick(pick)
+            self.roll.pick(pick, say=False)
         self.status = (
             "edit the roll: left/right pick a die and key its motif, backspace, enter when right"
-        )
-
-    def pick(self, step: int) -> None:
-        """Move the pick on the map to the next (or previous) die of the roll."""
-        n = len(self.entry.faces)
-        if n == 0:
-            return
-        if self.picked is None:
-            self.picked = 0 if step > 0 else n - 1
-        else:
-            self.picked = (self.picked + step) % n
-        self.status = (
-            f"die {self.picked + 1} of {n} picked on the map: key its motif (esc: no pick)"
-        )
-
-    def set_die(self, index: int, face: str) -> None:
-        """The secretary's motif for one die of the roll; the camera's read stays as evidence."""
-        if index >= len(self.entry.faces):
-            return
-        was = self.entry.faces[index]
-        self.entry.faces[index] = face
-        self.picked = None
-        self.status = f"die {index + 1}: {was} -> {face}" + (
-            " (the camera's read is kept as evidence)" if self.seen is not None else ""
         )
 
     def on_die_picked(self, msg: DiePicked) -> None:
         if self.stage is Stage.CALL:
             self.edit_roll()
-        if self.stage is Stage.ROLL and msg.index < len(self.entry.faces):
-            self.picked = msg.index
-            self.status = (
-                f"die {msg.index + 1} of {len(self.entry.faces)} picked on the map: key its motif"
-            )
+        if self.stage is Stage.ROLL and self.roll.pick_die(msg.index):
             self.refresh_view()
 
     def _judging_game(self) -> Game:
         """The state the current roll is judged in (before the last turn when correcting)."""
         return self.host.session.before_last_turn() if self.correcting else self.game
 
+    # ------------------------------------------------------ the call keyed
     def submit_words(self) -> None:
-        if not self.words:
-            self.status = "key the words of the call first (i c f p)"
-            self.refresh_view()
+        call = self.call.call
+        if not call:
+            self.say("key the words of the call first (i c f p)")
             return
-        call = tuple(self.words)
-        g = self._judging_game()
-        roll = self.entry.roll
+        g, roll = self._judging_game(), self.roll.roll
         ways = matching(g.legal_actions(roll, self.cult), call)
         if len(ways) == 1:
             self.post_message(ActionChosen(ways[0]))
         elif ways:
+            title = f"{self.cult} calls {call_text(call)}: which dice?"
             self.app.push_screen(
-                ChoiceScreen(
-                    f"{self.cult} calls {call_text(call)}: which dice?",
-                    list(largest_first(ways)),
-                    typed=True,
-                ),
-                self._chosen,
+                ChoiceScreen(title, list(largest_first(ways)), typed=True), self._chosen
             )
         else:
             self.post_message(ActionChosen(plain_action(g, self.cult, roll, call)))
-
-    def forfeit(self, face: str) -> None:
-        """V2 forfeit option: the cult gives up a die of its roll after an illegal call."""
-        try:
-            outcome = self.host.session.submit_forfeit(face)
-        except StoreError as exc:
-            self.not_stored(exc)
-            return
-        self.host.save_record()
-        if not outcome.accepted:
-            self.status = (
-                f"{outcome.rule}: {rule_sentence(outcome.verdict)}; key a face of the roll"
-            )
-            self.refresh_view()
-            return
-        self.query_one(VerdictLine).forfeited(self.cult, face)
-        self.after_turn(outcome)
-
-    def not_stored(self, exc: StoreError) -> None:
-        """The database refused the entry: nothing was accepted, and the screen says why."""
-        self.status = f"NOT STORED: {exc}"
-        self.app.notify(str(exc), title="not stored", severity="error", timeout=30)
-        self.refresh_view()
 
     def _chosen(self, action: Action | None) -> None:
         if action is not None:
@@ -427,72 +350,38 @@ class PhaseScreen(TableScreen):
 
     def action_legal(self) -> None:
         if self.stage not in (Stage.CALL, Stage.GIVE_UP):
-            self.status = "the legal calls are listed once the roll is keyed"
-            self.refresh_view()
+            self.say("the legal calls are listed once the roll is keyed")
             return
-        legal = list(self._judging_game().legal_actions(self.entry.roll, self.cult))
-        self.app.push_screen(
-            ChoiceScreen(f"Legal for {self.cult}'s roll {''.join(self.entry.roll)}", legal),
-            self._chosen,
-        )
+        roll = self.roll.roll
+        legal = list(self._judging_game().legal_actions(roll, self.cult))
+        title = f"Legal for {self.cult}'s roll {''.join(roll)}"
+        self.app.push_screen(ChoiceScreen(title, legal), self._chosen)
 
     def on_call_heard(self, msg: CallHeard) -> None:
         """A spoken call: shown with its confidence; Enter accepts it, keys correct it."""
-        if self.stage is not Stage.CALL:
-            return
-        heard = msg.heard
-        # Not sure: the two best guesses for one key each (1, 2), instead of a blank.
-        self.guesses = () if heard.sure else tuple(heard.guesses)
-        if heard.call is None:
-            offer = " / ".join(f"{n} {call_text(c)}" for n, c in enumerate(self.guesses, start=1))
-            self.status = f"no call heard clearly ({heard.confidence:.2f}): " + (
-                f"key {offer}, or key the call" if offer else "key the call"
-            )
-        else:
-            self.words = list(heard.call)
-            if heard.sure:
-                self.status = (
-                    f"heard {heard.text} ({heard.confidence:.2f}): "
-                    "Enter to accept, backspace to correct"
-                )
-            else:
-                other = f", 2 for {call_text(self.guesses[1])}" if len(self.guesses) > 1 else ""
-                self.status = (
-                    f"not sure: heard {heard.text} ({heard.confidence:.2f}); "
-                    f"ask the cult, then Enter to accept{other}, or key the call"
-                )
-        self.refresh_view()
+        if self.stage is Stage.CALL:
+            self.say(self.call.hear(msg.heard))
 
     def action_talk(self) -> None:
-        listener = self.host.listener
-        if listener is None or self.stage is not Stage.CALL:
-            return
-        self.talking = not self.talking
-        listener.push_to_talk(self.talking)
-        self.status = (
-            "push-to-talk: listening… (v again to stop)"
-            if self.talking
-            else "push-to-talk: stopped"
-        )
-        self.refresh_view()
+        if self.host.listener is not None and self.stage is Stage.CALL:
+            self.say(self.mic.toggle())
 
+    # ------------------------------------------------------------ verdicts
     def submit(self, action: Action) -> None:
         session = self.host.session
-        if self.host.listener is not None:
-            self.host.listener.end_turn()
-            self.talking = False
+        self.mic.stop()
         before = self._judging_game().copy()  # the verdict explains the state it was judged in
-        roll = self.entry.roll
+        roll = self.roll.roll
         try:
             if self.correcting:
                 outcome = session.correct_last_turn(roll, action)
             else:
-                outcome = session.submit_turn(self.cult, roll, action, self.seen)
+                outcome = session.submit_turn(self.cult, roll, action, self.roll.seen)
         except StoreError as exc:
             self.not_stored(exc)
             return
         self.host.save_record()
-        self.words = []
+        self.call.clear()
         if not outcome.accepted:
             self.query_one(VerdictLine).illegal(self.cult, outcome.verdict, action)
             self.recall = True
@@ -509,77 +398,70 @@ class PhaseScreen(TableScreen):
             return
         self.correcting = self.recall = False
         self.query_one(VerdictLine).legal(self.cult, action, before)
-        expected = tuple(before.layouts[self.cult]) + (
-            action.place if isinstance(action, CallAction) else ()
-        )
-        camera = self.host.camera
-        if camera is not None and isinstance(action, CallAction) and action.place:
+        camera, check = self.host.camera, self.layout_check
+        if (
+            camera is not None
+            and check is not None
+            and isinstance(action, CallAction)
+            and action.place
+        ):
+            expected = tuple(before.layouts[self.cult]) + action.place
             self.stage = Stage.WAIT
-            self.status = f"checking {self.cult}'s layout on the table…"
-            self._pending = outcome
-            self.refresh_view()
+            check.expect(outcome)
+            self.say(f"checking {self.cult}'s layout on the table…")
             self.read_table_later(camera, self.cult, expected)
             return
         self.after_turn(outcome)
 
-    # ------------------------------------------------------- layout check
-    def on_table_seen(self, msg: TableSeen) -> None:
-        outcome = self._pending
-        if outcome is None or msg.cult != self.cult:
-            return
-        seen = tuple(sorted(msg.seen.layouts.get(msg.cult, ()), key="I123E?".index))
-        want = tuple(sorted(msg.expected, key="I123E?".index))
-        if msg.seen.layout_check(msg.cult, msg.expected).matches:
-            self.look = msg.seen
-            self._pending = None
-            self.status = f"{msg.cult}'s layout on the table matches the call"
-            self.after_turn(outcome)
-            return
-        self.status = "dispute: the camera disagrees with the call"
-        self.refresh_view()
-        self.look = msg.seen
-        self.app.push_screen(
-            DisputeScreen(msg.cult, want, seen, msg.seen), partial(self._settled, msg, seen)
-        )
-        self.stage = Stage.DISPUTE
-
-    def _settled(self, msg: TableSeen, seen: tuple[str, ...], how: str | None) -> None:
-        outcome = self._pending
-        if outcome is None:
-            return
-        exp = "".join(msg.expected) or "-"
-        saw = "".join(seen) or "-"
-        camera = self.host.camera
-        if how == "reread" and camera is not None:
-            self.stage = Stage.WAIT
-            self.read_table_later(camera, msg.cult, msg.expected)
-            return
-        self._pending = None
-        what = (
-            f"dispute after {msg.cult}'s turn in phase {self.game.phase}: "
-            f"the camera saw {saw} in {msg.cult}'s layout where the rules have {exp} "
-            f"({difference_text(msg.expected, seen)})"
-        )
-        if how == "correct":
-            self._note(f"{what}; the turn is corrected")
-            self.action_correct()
-            return
-        why = (
-            " (the simulated camera misses dice packed close in a long layout)"
-            if self.host.demo is not None
-            else ""
-        )
-        self._note(f"{what}; the rules stand: the dice on the table were put right{why}")
-        self.after_turn(outcome)
-
-    def _note(self, text: str) -> None:
-        """Store the secretary's note; the game goes on when the database refuses it."""
+    def forfeit(self, face: str) -> None:
+        """V2 forfeit option: the cult gives up a die of its roll after an illegal call."""
         try:
-            self.host.session.add_note(text)
+            outcome = self.host.session.submit_forfeit(face)
         except StoreError as exc:
             self.not_stored(exc)
             return
         self.host.save_record()
+        if not outcome.accepted:
+            self.say(f"{outcome.rule}: {rule_sentence(outcome.verdict)}; key a face of the roll")
+            return
+        self.query_one(VerdictLine).forfeited(self.cult, face)
+        self.after_turn(outcome)
+
+    def not_stored(self, exc: StoreError) -> None:
+        """The database refused the entry: nothing was accepted, and the screen says why."""
+        self.app.notify(str(exc), title="not stored", severity="error", timeout=30)
+        self.say(f"NOT STORED: {exc}")
+
+    # ------------------------------------------------------- layout check
+    def on_table_seen(self, msg: TableSeen) -> None:
+        if self.layout_check is not None and self.layout_check.seen(
+            msg, self.cult, self.game.phase
+        ):
+            self.look = msg.seen
+            self.say("dispute: the camera disagrees with the call")
+            self.stage = Stage.DISPUTE
+
+    def on_layout_agreed(self, msg: LayoutAgreed) -> None:
+        self.look = msg.seen
+        self.status = f"{self.cult}'s layout on the table matches the call"
+        self.after_turn(msg.outcome)
+
+    def on_read_again(self, msg: ReadAgain) -> None:
+        camera = self.host.camera
+        if camera is not None:
+            self.stage = Stage.WAIT
+            self.read_table_later(camera, msg.cult, msg.expected)
+
+    def on_dispute_settled(self, msg: DisputeSettled) -> None:
+        try:  # the game goes on when the database refuses the note; the screen says so
+            self.host.session.add_note(msg.note)
+            self.host.save_record()
+        except StoreError as exc:
+            self.not_stored(exc)
+        if msg.correct:
+            self.action_correct()
+        else:
+            self.after_turn(msg.outcome)
 
     # ------------------------------------------------------------ after
     def after_turn(self, outcome: TurnResult) -> None:
@@ -599,20 +481,18 @@ class PhaseScreen(TableScreen):
         try:
             before = session.before_last_turn()
         except SecretaryError as exc:
-            self.status = str(exc)
-            self.refresh_view()
+            self.say(str(exc))
             return
         assert last is not None
         self.correcting = True
         self.cult = last.cult
-        self.entry = RollEntry(before.pools[last.cult], list(last.roll))
-        self.words = []
+        self.roll.begin(before.pools[last.cult], last.roll, self.roll.seen)
+        self.call.clear()
         self.stage = Stage.ROLL
-        self.status = (
+        self.say(
             f"correcting {last.cult}: {''.join(last.roll)} -> {last.action}; "
             "fix the roll, enter, key the call"
         )
-        self.refresh_view()
 
     def action_history(self) -> None:
         self.app.push_screen(HistoryScreen(self.host.record_text()))
