@@ -2,8 +2,8 @@
 
 ``CallEditor`` is the call line of the phase screen. It owns the words keyed so far and the
 two guesses of an unsure spoken call (keys 1 and 2), and words the line itself. The screen
-keeps the turn's flow: it hands the editor the keys of the call stage and decides what Enter,
-``g`` and the way back to the roll do.
+keeps the turn's flow: it hands the editor the keys of the call stage and decides when Enter,
+``g`` and the way back to the roll apply. The action chosen comes back as ``ActionChosen``.
 """
 
 from __future__ import annotations
@@ -11,9 +11,12 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from ..rules import Call, Word
+from ..rules import Action, Call, Game, Word
+from ..rules.calls import call_text
 from .describe import WORD_KEYS
-from .entry import words_text
+from .entry import matching, plain_action, words_text
+from .messages import ActionChosen
+from .screens.modals import ChoiceScreen, largest_first
 from .turn_lines import Stage
 from .voice_call import HeardCall, hearing
 
@@ -45,6 +48,34 @@ class CallEditor(Static):
         else:
             return False
         return True
+
+    def choose(self, g: Game, cult: str, roll: tuple[str, ...]) -> bool:
+        """Enter: the action of the words keyed, judged in ``g`` (``ActionChosen``), asking
+        which dice when there are several ways; False when no word is keyed."""
+        call = self.call
+        if not call:
+            return False
+        ways = matching(g.legal_actions(roll, cult), call)
+        if len(ways) == 1:
+            self.post_message(ActionChosen(ways[0]))
+        elif ways:
+            title = f"{cult} calls {call_text(call)}: which dice?"
+            window = ChoiceScreen(title, list(largest_first(ways)), typed=True)
+            self.app.push_screen(window, self._chosen)
+        else:  # no legal way: judged as said, so the verdict names the rule the call breaks
+            self.post_message(ActionChosen(plain_action(g, cult, roll, call)))
+        return True
+
+    def legal(self, g: Game, cult: str, roll: tuple[str, ...]) -> None:
+        """l: every legal action for the roll, to pick one (``ActionChosen``)."""
+        window = ChoiceScreen(
+            f"Legal for {cult}'s roll {''.join(roll)}", list(g.legal_actions(roll, cult))
+        )
+        self.app.push_screen(window, self._chosen)
+
+    def _chosen(self, action: Action | None) -> None:
+        if action is not None:
+            self.post_message(ActionChosen(action))
 
     def hear(self, heard: HeardCall) -> str:
         """A spoken call: its words (when heard clearly) and guesses; the status to show."""

@@ -40,6 +40,21 @@ class RollEditor(Static):
         self.picked = None
         self.seen = seen
 
+    def take_read(self, read: tuple[str, ...], size: int) -> str | None:
+        """The camera's reading of a roll of ``size`` dice; what the secretary must key, or
+        None when it read every die."""
+        unread = read.count(UNKNOWN)
+        self.begin(size, read[:size] if len(read) == size else (), read)
+        if len(read) != size:
+            return f"the camera saw {len(read)} dice, {size} expected: key the roll"
+        if unread:
+            them = "it" if unread == 1 else "them"
+            return (
+                f"the camera could not read {unread} {'die' if unread == 1 else 'dice'}: "
+                f"key {them} in"
+            )
+        return None
+
     @property
     def roll(self) -> tuple[str, ...]:
         return self.entry.roll

@@ -22,7 +22,8 @@ from textual.events import Click
 from textual.message import Message
 from textual.widget import Widget
 
-from ..vision.seen import UNKNOWN, SeenDie, ZoneKind
+from ..rules import Game
+from ..vision.seen import UNKNOWN, Seen, SeenDie, ZoneKind
 
 Rect = tuple[float, float, float, float]
 
@@ -276,3 +277,28 @@ class TableMap(Widget):
 def roll_places(dice: Sequence[SeenDie], size: int) -> tuple[tuple[float, float], ...]:
     """The places of the roll's ``size`` dice (a Seen lists the roll's dice first)."""
     return tuple((d.x, d.y) for d in dice[:size])
+
+
+def turn_map(
+    g: Game,
+    look: Seen | None,
+    roll: tuple[str, ...],
+    roll_look: Seen | None,
+    picked: int | None,
+    to_move: str | None,
+) -> MapView:
+    """The table of game ``g`` as the camera saw it last (``look``, or as the rules have it
+    without one), with the ``roll`` as keyed where ``roll_look`` read its dice."""
+    at = roll_places(roll_look.dice, len(roll_look.roll)) if roll_look and roll_look.dice else ()
+    return MapView(
+        cults=g.cults,
+        paper=look.paper if look else "A3",
+        roll=roll,
+        roll_at=at if len(at) == len(roll) else (),
+        layouts={c: tuple(g.layouts[c]) for c in g.cults},
+        layout_dice=look.layout_dice() if look and look.dice else None,
+        center=g.center,
+        to_move=to_move,
+        picked=picked,
+        source=look.source if look else "",
+    )

@@ -21,14 +21,13 @@ from textual.widgets import Footer, Static
 
 from ...dicestats import per_cult
 from ...rules import Action, CallAction, Game, GiveUp
-from ...rules.calls import call_text
 from ...secretary import SecretaryError, TurnResult
 from ...store.base import StoreError
 from ...vision.seen import Seen
 from ..call_editor import CallEditor
 from ..demo_driver import DemoDriver, TurnView
 from ..describe import FACE_KEYS, action_text, rule_sentence
-from ..entry import RollEntry, matching, plain_action
+from ..entry import RollEntry
 from ..layout_check import DisputeSettled, LayoutAgreed, LayoutCheck, ReadAgain
 from ..messages import (
     ActionChosen,
@@ -40,12 +39,12 @@ from ..messages import (
     TableSeen,
 )
 from ..roll_editor import RollEditor
-from ..tablemap import DiePicked, MapView, TableMap, roll_places
+from ..tablemap import DiePicked, MapView, TableMap, turn_map
 from ..turn_lines import Stage, StatusLine, TitleLine, VerdictLine
 from ..voice_call import Microphone
 from ..widgets import Board, center_line
 from .info import EndScreen, HistoryScreen
-from .modals import ChoiceScreen, ScoringScreen, largest_first
+from .modals import ScoringScreen
 from .table_screen import TableScreen
 
 
@@ -155,25 +154,14 @@ class PhaseScreen(TableScreen):
     def map_view(self) -> MapView:
         """The table as the camera saw it last (or as the rules have it), with the roll as keyed."""
         g = self._judging_game() if self.correcting else self.game
-        look = None if self.correcting else self.look
-        # after the verdict the roll's dice have gone to the layout, the center or the pool
-        shown = self.stage.keying
-        roll_look = self.roll_look if shown else None
-        faces = self.roll.roll if shown else ()
-        at = (
-            roll_places(roll_look.dice, len(roll_look.roll)) if roll_look and roll_look.dice else ()
-        )
-        return MapView(
-            cults=g.cults,
-            paper=look.paper if look else "A3",
-            roll=faces,
-            roll_at=at if len(at) == len(faces) else (),
-            layouts={c: tuple(g.layouts[c]) for c in g.cults},
-            layout_dice=look.layout_dice() if look and look.dice else None,
-            center=g.center,
-            to_move=self.cult or g.to_move,
-            picked=self.roll.picked if self.stage is Stage.ROLL else None,
-            source=look.source if look else "",
+        shown = self.stage.keying  # after the verdict the roll's dice have left the rolling area
+        return turn_map(
+            g,
+            None if self.correcting else self.look,
+            self.roll.roll if shown else (),
+            self.roll_look if shown else None,
+            self.roll.picked if self.stage is Stage.ROLL else None,
+            self.cult or g.to_move,
         )
 
     def action_evidence(self) -> None:
@@ -215,20 +203,10 @@ class PhaseScreen(TableScreen):
     def on_roll_seen(self, msg: RollSeen) -> None:
         if self.stage is not Stage.WAIT or msg.cult != self.cult:
             return  # a read that a correction or quit made stale
-        read, size = msg.seen.roll, msg.size
         self.look = self.roll_look = msg.seen
-        unread = read.count("?")
-        self.roll.begin(size, read[:size] if len(read) == size else (), read)
-        if len(read) != size:
-            self.status = f"the camera saw {len(read)} dice, {size} expected: key the roll"
-        elif unread:
-            them = "it" if unread == 1 else "them"
-            self.status = (
-                f"the camera could not read {unread} {'die' if unread == 1 else 'dice'}: "
-                f"key {them} in"
-            )
-        else:
-            self.status = f"read by the {msg.seen.source}"
+        self.status = (
+            self.roll.take_read(msg.seen.roll, msg.size) or f"read by the {msg.seen.source}"
+        )
         self.stage = Stage.ROLL
         self.refresh_view()
         if self.roll.complete:
@@ -328,34 +306,14 @@ class PhaseScreen(TableScreen):
 
     # ------------------------------------------------------ the call keyed
     def submit_words(self) -> None:
-        call = self.call.call
-        if not call:
+        if not self.call.choose(self._judging_game(), self.cult, self.roll.roll):
             self.say("key the words of the call first (i c f p)")
-            return
-        g, roll = self._judging_game(), self.roll.roll
-        ways = matching(g.legal_actions(roll, self.cult), call)
-        if len(ways) == 1:
-            self.post_message(ActionChosen(ways[0]))
-        elif ways:
-            title = f"{self.cult} calls {call_text(call)}: which dice?"
-            self.app.push_screen(
-                ChoiceScreen(title, list(largest_first(ways)), typed=True), self._chosen
-            )
-        else:
-            self.post_message(ActionChosen(plain_action(g, self.cult, roll, call)))
-
-    def _chosen(self, action: Action | None) -> None:
-        if action is not None:
-            self.post_message(ActionChosen(action))
 
     def action_legal(self) -> None:
         if self.stage not in (Stage.CALL, Stage.GIVE_UP):
             self.say("the legal calls are listed once the roll is keyed")
-            return
-        roll = self.roll.roll
-        legal = list(self._judging_game().legal_actions(roll, self.cult))
-        title = f"Legal for {self.cult}'s roll {''.join(roll)}"
-        self.app.push_screen(ChoiceScreen(title, legal), self._chosen)
+        else:
+            self.call.legal(self._judging_game(), self.cult, self.roll.roll)
 
     def on_call_heard(self, msg: CallHeard) -> None:
         """A spoken call: shown with its confidence; Enter accepts it, keys correct it."""
