@@ -4,7 +4,7 @@ A turn moves through the stages of ``Stage``: the camera reads (WAIT), the secre
 completes the roll (ROLL), then the call (CALL, GIVE_UP), then the verdict. The screen keeps
 that flow; the parts of a turn are small pieces that own their state and text and tell the
 screen by messages: the roll (roll_editor.py), the call and a heard one (call_editor.py,
-voice_call.py), the layout check and its disputes (layout_check.py), the lines of the screen
+voice_call.py), the layout check and its disputes (disputes.py), the lines of the screen
 (turn_lines.py). Camera reads run in a worker thread and arrive as messages, so the screen
 never blocks; in the demo a driver answers each stage with the messages a person's keys lead
 to (demo_driver.py).
@@ -22,13 +22,12 @@ from textual.widgets import Footer, Static
 from ...dicestats import per_cult
 from ...rules import Action, CallAction, Game, GiveUp
 from ...secretary import SecretaryError, TurnResult
-from ...store.base import StoreError
 from ...vision.seen import Seen
 from ..call_editor import CallEditor
 from ..demo_driver import DemoDriver, TurnView
-from ..describe import FACE_KEYS, action_text, rule_sentence
+from ..describe import FACE_KEYS, action_text
+from ..disputes import Disputes, DisputeSettled, LayoutAgreed, ReadAgain
 from ..entry import RollEntry
-from ..layout_check import DisputeSettled, LayoutAgreed, LayoutCheck, ReadAgain
 from ..messages import (
     ActionChosen,
     CallAnnounced,
@@ -40,6 +39,7 @@ from ..messages import (
 )
 from ..roll_editor import RollEditor
 from ..tablemap import DiePicked, MapView, TableMap, turn_map
+from ..turn_desk import TurnDesk
 from ..turn_lines import Stage, StatusLine, TitleLine, VerdictLine
 from ..voice_call import Microphone
 from ..widgets import Board, center_line
@@ -74,7 +74,8 @@ class PhaseScreen(TableScreen):
         self.roll_look: Seen | None = None  # the look that read this roll (places of its dice)
         self.roll = RollEditor(id="roll")
         self.call = CallEditor(id="call")
-        self.layout_check: LayoutCheck | None = None
+        self.disputes: Disputes | None = None
+        self.desk: TurnDesk
         self.mic = Microphone(None)
         self._driver: DemoDriver | None = None
 
@@ -104,8 +105,9 @@ class PhaseScreen(TableScreen):
         host = self.host
         if host.demo is not None:
             self._driver = DemoDriver(host.demo, host.schedule, self.post_message, self.app)
-        self.layout_check = LayoutCheck(self.app, self.post_message, host.demo is not None)
+        self.disputes = Disputes(self.app, self.post_message, host.demo is not None)
         self.mic = Microphone(host.listener)
+        self.desk = TurnDesk(host, self.query_one(VerdictLine), self._refused)
         self.next_turn()
 
     def watch_stage(self, stage: Stage) -> None:
@@ -326,75 +328,46 @@ class PhaseScreen(TableScreen):
 
     # ------------------------------------------------------------ verdicts
     def submit(self, action: Action) -> None:
-        session = self.host.session
         self.mic.stop()
         before = self._judging_game().copy()  # the verdict explains the state it was judged in
-        roll = self.roll.roll
-        try:
-            if self.correcting:
-                outcome = session.correct_last_turn(roll, action)
-            else:
-                outcome = session.submit_turn(self.cult, roll, action, self.roll.seen)
-        except StoreError as exc:
-            self.not_stored(exc)
+        desk, roll, cult = self.desk, self.roll.roll, self.cult
+        outcome = desk.turn(
+            cult, roll, action, before, seen=self.roll.seen, correcting=self.correcting
+        )
+        if outcome is None:
+            self.say(desk.status)
             return
-        self.host.save_record()
         self.call.clear()
         if not outcome.accepted:
-            self.query_one(VerdictLine).illegal(self.cult, outcome.verdict, action)
             self.recall = True
-            if outcome.must_forfeit:
-                self.status = (
-                    f"house rule: {self.cult} forfeits a die for the illegal call (V2): "
-                    "key its face"
-                )
-                self.stage = Stage.FORFEIT
-            else:
-                self.status = f"{self.cult} must make a legal call (V2)"
-                self.stage = Stage.CALL
-            self.refresh_view()
+            self.stage = Stage.FORFEIT if outcome.must_forfeit else Stage.CALL
+            self.say(desk.status)
             return
         self.correcting = self.recall = False
-        self.query_one(VerdictLine).legal(self.cult, action, before)
-        camera, check = self.host.camera, self.layout_check
-        if (
-            camera is not None
-            and check is not None
-            and isinstance(action, CallAction)
-            and action.place
-        ):
-            expected = tuple(before.layouts[self.cult]) + action.place
+        camera, check = self.host.camera, self.disputes
+        placed = action.place if isinstance(action, CallAction) else ()
+        if placed and camera is not None and check is not None:
             self.stage = Stage.WAIT
             check.expect(outcome)
-            self.say(f"checking {self.cult}'s layout on the table…")
-            self.read_table_later(camera, self.cult, expected)
+            self.say(f"checking {cult}'s layout on the table…")
+            self.read_table_later(camera, cult, tuple(before.layouts[cult]) + placed)
             return
         self.after_turn(outcome)
 
     def forfeit(self, face: str) -> None:
         """V2 forfeit option: the cult gives up a die of its roll after an illegal call."""
-        try:
-            outcome = self.host.session.submit_forfeit(face)
-        except StoreError as exc:
-            self.not_stored(exc)
-            return
-        self.host.save_record()
-        if not outcome.accepted:
-            self.say(f"{outcome.rule}: {rule_sentence(outcome.verdict)}; key a face of the roll")
-            return
-        self.query_one(VerdictLine).forfeited(self.cult, face)
-        self.after_turn(outcome)
+        outcome = self.desk.forfeit(self.cult, face)
+        if outcome is None or not outcome.accepted:
+            self.say(self.desk.status)
+        else:
+            self.after_turn(outcome)
 
-    def not_stored(self, exc: StoreError) -> None:
-        """The database refused the entry: nothing was accepted, and the screen says why."""
-        self.app.notify(str(exc), title="not stored", severity="error", timeout=30)
-        self.say(f"NOT STORED: {exc}")
+    def _refused(self, sentence: str) -> None:
+        self.app.notify(sentence, title="not stored", severity="error", timeout=30)
 
     # ------------------------------------------------------- layout check
     def on_table_seen(self, msg: TableSeen) -> None:
-        if self.layout_check is not None and self.layout_check.seen(
-            msg, self.cult, self.game.phase
-        ):
+        if self.disputes is not None and self.disputes.seen(msg, self.cult, self.game.phase):
             self.look = msg.seen
             self.say("dispute: the camera disagrees with the call")
             self.stage = Stage.DISPUTE
@@ -411,11 +384,8 @@ class PhaseScreen(TableScreen):
             self.read_table_later(camera, msg.cult, msg.expected)
 
     def on_dispute_settled(self, msg: DisputeSettled) -> None:
-        try:  # the game goes on when the database refuses the note; the screen says so
-            self.host.session.add_note(msg.note)
-            self.host.save_record()
-        except StoreError as exc:
-            self.not_stored(exc)
+        if not self.desk.note(msg.note):  # the game goes on; the screen says the note was lost
+            self.say(self.desk.status)
         if msg.correct:
             self.action_correct()
         else:

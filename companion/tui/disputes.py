@@ -1,6 +1,6 @@
 """After a call that places dice, the camera checks the cult's layout; a dispute is settled.
 
-``LayoutCheck`` owns the turn that waits for the check and the dispute it may open. It
+``Disputes`` owns the turn that waits for the check and the dispute it may open. It
 looks at what the camera saw (``TableSeen``) and tells the screen by messages: the layout
 agrees (``LayoutAgreed``), the camera is to look again (``ReadAgain``), or the secretary
 settled the dispute (``DisputeSettled``, with the note for the record). The screen keeps the
@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 from textual.app import App
 from textual.message import Message
@@ -78,10 +79,10 @@ class Dispute:
         return f"{what}; the rules stand: the dice on the table were put right{why}"
 
 
-class LayoutCheck:
+class Disputes:
     """The turn waiting for its layout check, and the dispute window when the camera disagrees."""
 
-    def __init__(self, app: App[object], post: Post, demo: bool) -> None:
+    def __init__(self, app: App[Any], post: Post, demo: bool) -> None:
         self.app = app
         self.post = post
         self.demo = demo
