@@ -82,14 +82,19 @@ async def test_the_roll_editor_takes_the_cameras_reading_and_keeps_it() -> None:
     app = Parts()
     async with app.run_test() as pilot:
         roll = app.query_one(RollEditor)
-        assert roll.take_read(tuple("I2?E"), 4) == "the camera could not read 1 die: key it in"
+        assert (
+            roll.take_read(Seen(tuple("I2?E")), 4) == "the camera could not read 1 die: key it in"
+        )
         assert roll.key("1") and roll.roll == tuple("I21E")  # a key fills the ? first
         assert roll.seen == tuple("I2?E")  # the reading stays as evidence
         roll.set_die(0, "E")
         await pilot.pause()
         assert app.said() == ["die 1: I -> E (the camera's read is kept as evidence)"]
-        assert roll.take_read(tuple("I2E"), 4) == "the camera saw 3 dice, 4 expected: key the roll"
-        assert roll.roll == () and roll.take_read(tuple("I23E"), 4) is None and roll.complete
+        assert (
+            roll.take_read(Seen(tuple("I2E")), 4)
+            == "the camera saw 3 dice, 4 expected: key the roll"
+        )
+        assert roll.roll == () and roll.take_read(Seen(tuple("I23E")), 4) is None and roll.complete
 
 
 @sync

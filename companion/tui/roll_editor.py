@@ -1,7 +1,8 @@
 """The roll of a turn as the camera read it or the secretary keys it, and its editing.
 
 ``RollEditor`` is the roll line of the phase screen. It owns the roll being keyed, the die
-picked on the map and the camera's reading (kept as evidence), and words the line itself.
+picked on the map and the camera's look that read it (kept as evidence, and the places of
+its dice on the map), and words the line itself.
 The screen keeps the turn's flow: it hands the editor the keys of the roll stage and is told,
 by a ``RollEditor.Said`` message, what the status line should say after a pick or a change.
 """
@@ -12,7 +13,7 @@ from rich.text import Text
 from textual.message import Message
 from textual.widgets import Static
 
-from ..vision.seen import UNKNOWN
+from ..vision.seen import UNKNOWN, Seen
 from .describe import FACE_KEYS
 from .entry import RollEntry
 from .turn_lines import Stage
@@ -30,21 +31,25 @@ class RollEditor(Static):
         super().__init__(id=id)
         self.entry = RollEntry(0)
         self.picked: int | None = None  # the die of the roll picked on the map
-        self.seen: tuple[str, ...] | None = None  # the camera's reading, kept as evidence
+        self.look: Seen | None = None  # the camera's look that read this roll (kept as evidence)
 
-    def begin(
-        self, size: int, faces: tuple[str, ...] = (), seen: tuple[str, ...] | None = None
-    ) -> None:
-        """A new roll of ``size`` dice, with the faces known so far and the camera's reading."""
+    def begin(self, size: int, faces: tuple[str, ...] = (), look: Seen | None = None) -> None:
+        """A new roll of ``size`` dice, with the faces known so far and the camera's look."""
         self.entry = RollEntry(size, list(faces))
         self.picked = None
-        self.seen = seen
+        self.look = look
 
-    def take_read(self, read: tuple[str, ...], size: int) -> str | None:
+    @property
+    def seen(self) -> tuple[str, ...] | None:
+        """The camera's reading of the roll, kept with the event as evidence."""
+        return self.look.roll if self.look is not None else None
+
+    def take_read(self, look: Seen, size: int) -> str | None:
         """The camera's reading of a roll of ``size`` dice; what the secretary must key, or
         None when it read every die."""
+        read = look.roll
         unread = read.count(UNKNOWN)
-        self.begin(size, read[:size] if len(read) == size else (), read)
+        self.begin(size, read[:size] if len(read) == size else (), look)
         if len(read) != size:
             return f"the camera saw {len(read)} dice, {size} expected: key the roll"
         if unread:

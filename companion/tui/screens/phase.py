@@ -71,7 +71,6 @@ class PhaseScreen(TableScreen):
         self.recall = False  # the cult calls again after an illegal call (V2)
         self.status = ""
         self.look: Seen | None = None  # the camera's last look at the table, for the map
-        self.roll_look: Seen | None = None  # the look that read this roll (places of its dice)
         self.roll = RollEditor(id="roll")
         self.call = CallEditor(id="call")
         self.disputes: Disputes | None = None
@@ -112,7 +111,7 @@ class PhaseScreen(TableScreen):
 
     def watch_stage(self, stage: Stage) -> None:
         if self._driver is not None:
-            truth = self.roll_look.truth if self.roll_look else None
+            truth = self.roll.look.truth if self.roll.look else None
             self._driver.at(
                 stage,
                 TurnView(
@@ -161,7 +160,7 @@ class PhaseScreen(TableScreen):
             g,
             None if self.correcting else self.look,
             self.roll.roll if shown else (),
-            self.roll_look if shown else None,
+            self.roll.look if shown else None,
             self.roll.picked if self.stage is Stage.ROLL else None,
             self.cult or g.to_move,
         )
@@ -179,7 +178,6 @@ class PhaseScreen(TableScreen):
     def next_turn(self) -> None:
         g = self.game
         self.correcting = self.recall = False
-        self.roll_look = None
         self.call.clear(guesses=True)
         if g.finished:
             self.stage = Stage.OVER
@@ -205,10 +203,8 @@ class PhaseScreen(TableScreen):
     def on_roll_seen(self, msg: RollSeen) -> None:
         if self.stage is not Stage.WAIT or msg.cult != self.cult:
             return  # a read that a correction or quit made stale
-        self.look = self.roll_look = msg.seen
-        self.status = (
-            self.roll.take_read(msg.seen.roll, msg.size) or f"read by the {msg.seen.source}"
-        )
+        self.look = msg.seen
+        self.status = self.roll.take_read(msg.seen, msg.size) or f"read by the {msg.seen.source}"
         self.stage = Stage.ROLL
         self.refresh_view()
         if self.roll.complete:
@@ -414,7 +410,7 @@ class PhaseScreen(TableScreen):
         assert last is not None
         self.correcting = True
         self.cult = last.cult
-        self.roll.begin(before.pools[last.cult], last.roll, self.roll.seen)
+        self.roll.begin(before.pools[last.cult], last.roll, self.roll.look)
         self.call.clear()
         self.stage = Stage.ROLL
         self.say(
