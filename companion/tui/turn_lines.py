@@ -1,7 +1,8 @@
-"""The phase screen's lines, each a small widget that owns its text.
+"""The stages of a turn, and the phase screen's lines that only show what they are told.
 
-The screen keeps the turn (its ``Stage``, the roll being keyed, the words of
-the call); each line is told that state and words it itself.
+The screen keeps the turn's flow (its ``Stage``); the title, the verdict and the status are
+told what to show and word it themselves. The lines that are edited own their state: the
+roll (roll_editor.py) and the call (call_editor.py).
 """
 
 from __future__ import annotations
@@ -11,10 +12,8 @@ from enum import StrEnum
 from rich.text import Text
 from textual.widgets import Static
 
-from ..rules import Action, Game, Verdict, Word
-from ..vision.seen import UNKNOWN
+from ..rules import Action, Game, Verdict
 from .describe import action_text, consequences, legal_calls_text, rule_sentence
-from .entry import RollEntry, words_text
 
 
 class Stage(StrEnum):
@@ -46,46 +45,6 @@ class TitleLine(Static):
         if demo is not None:
             title += "  ·  demo" + (f" {demo}" if demo else "")
         self.update(Text(title, style="bold"))
-
-
-class RollLine(Static):
-    def show(self, stage: Stage, cult: str, entry: RollEntry, picked: int | None) -> None:
-        label = "last roll" if stage in (Stage.DONE, Stage.SCORING) else "roll"
-        size = entry.size
-        roll = Text.assemble(
-            (label, "bold"), f" {cult} ({size} {'die' if size == 1 else 'dice'}): "
-        )
-        for i, face in enumerate(entry.text().split(" ")):  # the die picked on the map stands out
-            hit = stage is Stage.ROLL and i == picked
-            roll.append(
-                face,
-                "bold black on bright_yellow"
-                if hit
-                else "bold red"
-                if face == UNKNOWN
-                else "bold cyan",
-            )
-            roll.append(" " if i + 1 < max(size, 1) else "")
-        if stage is Stage.ROLL:
-            roll.append(
-                " · i 1 2 3 e, enter, left/right pick" if size > 1 else " · keys i 1 2 3 e, enter",
-                style="dim",
-            )
-        self.update(roll)
-
-
-class CallLine(Static):
-    def show(self, stage: Stage, words: list[Word]) -> None:
-        call = Text.assemble(("call", "bold"), " ", (words_text(words), "bold magenta"))
-        if stage is Stage.GIVE_UP:
-            call.append(" · give up: key the face", style="dim")
-        elif stage is Stage.CALL:
-            call.append(
-                " · keys i c f p, enter · l legal · g give up · esc edit the roll", style="dim"
-            )
-        elif stage is Stage.FORFEIT:
-            call.append(" · forfeit: key the face of the die to give up", style="dim")
-        self.update(call)
 
 
 class VerdictLine(Static):
