@@ -188,10 +188,11 @@ class FaceClassifier:
         return np.ascontiguousarray(p[:, : len(FACES)]), np.asarray(not_die, np.float32)
 
     def probabilities(
-        self, crops: npt.NDArray[np.uint8]
+        self, crops: npt.NDArray[np.uint8], logits: F32 | None = None
     ) -> tuple[F32, float, npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
         """Calibrated probabilities (N, 5), the threshold that applies to them, dice unlike any
-        motif, and crops that are no die at all."""
+        motif, and crops that are no die at all. ``logits``: :meth:`run`'s of these crops, when
+        the caller has them already (a profile embeds the crops again all the same)."""
         if self.profile is not None:
             logits, rot_emb = rotation_run(self, crops, READ_ROTATIONS)
             probs, unlike = self.profile.read(rot_emb)
@@ -201,7 +202,8 @@ class FaceClassifier:
                 unlike,
                 self.motif_probabilities(logits)[1] >= self.not_die_threshold,
             )
-        logits, _ = self.run(crops)
+        if logits is None:
+            logits, _ = self.run(crops)
         probs, not_die = self.motif_probabilities(logits)
         return (
             probs,
@@ -210,11 +212,13 @@ class FaceClassifier:
             not_die >= self.not_die_threshold,
         )
 
-    def classify(self, crops: npt.NDArray[np.uint8]) -> list[FaceReading]:
-        """Read a batch of crops (N, 64, 64, 3) uint8 BGR."""
+    def classify(
+        self, crops: npt.NDArray[np.uint8], logits: F32 | None = None
+    ) -> list[FaceReading]:
+        """Read a batch of crops (N, 64, 64, 3) uint8 BGR (``logits``: see probabilities)."""
         if len(crops) == 0:
             return []
-        probs, threshold, unlike, not_die = self.probabilities(crops)
+        probs, threshold, unlike, not_die = self.probabilities(crops, logits)
         best = probs.argmax(axis=1)
         out = []
         for i, k in enumerate(best):

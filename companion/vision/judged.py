@@ -1,0 +1,127 @@
+"""Finder candidates judged by the face model before any is chosen (motif mode).
+
+The learned finder alone keeps the peaks over its score threshold; on grid
+paper a small die's peak can fall under it among many grid squares that pass
+it. Here the finder's peaks are taken down to a lower score (at most
+``limit`` a frame, the strongest, so time stays bounded), every one is cut and
+read by the face model in one batch, and a candidate's not-a-die probability
+and its finder score decide together:
+
+- a peak at or over the finder's threshold stays unless the face model is sure
+  it is no die (its ``not_die_threshold``, as the reader has always dropped);
+- a weaker peak becomes a die when the face model is sure it is one (not-a-die
+  probability at most ``sure_die`` times that threshold); a doubtful one (over
+  the finder's ``low``) stays doubtful, read ``?``, unless sure to be no die;
+  the rest is dropped.
+
+Only then are two peaks of one die made one and the finder's size rule
+weighed, over what remains: the phantoms no longer set the table's die size.
+The face model's readings of the kept crops are the reading (with a profile,
+the kept crops are read again by the profile).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from companion.vision.crop import cut_faces
+from companion.vision.detect_net import (
+    INPUT_LONG,
+    NetSettings,
+    load_session,
+    one_per_die,
+    peaks,
+    second_look,
+    select_indexed,
+)
+from companion.vision.found import FoundDie
+
+F32 = npt.NDArray[np.float32]
+ImageBGR = npt.NDArray[np.uint8]
+
+
+class Judge(Protocol):
+    """What judging needs of the face model (classify.FaceClassifier with a not-a-die class)."""
+
+    @property
+    def not_die_threshold(self) -> float: ...
+    def run(self, crops: npt.NDArray[np.uint8]) -> tuple[F32, F32]: ...
+    def motif_probabilities(self, logits: F32) -> tuple[F32, F32]: ...
+    def classify(self, crops: npt.NDArray[np.uint8], logits: F32 | None = None) -> list[Any]: ...
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """Chosen on our validation renders and the real development photos (docs/vision.md)."""
+
+    floor: float = 0.15  # finder score down to which peaks are judged
+    limit: int = 48  # at most this many peaks judged a frame, the strongest
+    # a peak under the finder's threshold is a sure die at a not-a-die probability of at most
+    # sure_die x the model's not_die_threshold (read from its metadata, so a recalibrated
+    # model moves this limit with it)
+    sure_die: float = 0.05
+
+
+def find_and_read(
+    image_bgr: ImageBGR,
+    judge: Judge,
+    cfg: JudgeSettings | None = None,
+    net: NetSettings | None = None,
+    session: Any = None,
+) -> list[tuple[FoundDie, Any]]:
+    """Every die of a BGR frame with the face model's reading of it."""
+    cfg = cfg or JudgeSettings()
+    net = net or NetSettings()
+    sess = session if session is not None else load_session()
+    h, w = image_bgr.shape[:2]
+    cands = [
+        c
+        for c in peaks(sess, image_bgr, INPUT_LONG, min(cfg.floor, net.low), cfg.limit)
+        if c.edge >= net.min_edge
+    ]
+    if not cands:
+        return []
+    crops = cut_faces(image_bgr, [c.corners for c in cands])
+    logits, _ = judge.run(crops)
+    not_die = judge.motif_probabilities(logits)[1]
+    kept = decide([c.score for c in cands], not_die, judge.not_die_threshold, cfg, net)
+    # the peaks that remain, strongest first, one per die
+    chosen = one_per_die(
+        [cands[i] if not sure else replace(cands[i], judged=True) for i, sure in kept]
+    )
+    index = {id(c.corners): i for i, c in enumerate(cands)}
+    chosen = [
+        replace(c, second=second_look(sess, image_bgr, c, net.look_px))
+        if not c.judged and c.score < net.threshold
+        else c
+        for c in chosen
+    ]
+    found = select_indexed(chosen, w, h, net)
+    if not found:
+        return []
+    which = [index[id(chosen[k].corners)] for k, _ in found]
+    readings = judge.classify(crops[which], logits[which])
+    return [(d, r) for (_, d), r in zip(found, readings, strict=True)]
+
+
+def decide(
+    scores: list[float],
+    not_die: F32,
+    not_die_threshold: float,
+    cfg: JudgeSettings,
+    net: NetSettings,
+) -> list[tuple[int, bool]]:
+    """(index, judged a sure die) of the peaks that stay, in their order."""
+    out = []
+    for i, (s, p) in enumerate(zip(scores, not_die.tolist(), strict=True)):
+        if p >= not_die_threshold:
+            continue  # sure it is no die, whatever the finder's score
+        if s < net.threshold and p <= cfg.sure_die * not_die_threshold:
+            out.append((i, True))
+        elif s >= net.low:
+            out.append((i, False))
+    return out

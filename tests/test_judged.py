@@ -1,0 +1,192 @@
+"""Finder candidates judged by the face model before they are chosen (judged.py).
+
+A fake finder session gives heatmap peaks where a test puts them; a fake face model
+reads a crop's colour: red is a die, blue no die, anything else it cannot tell.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from companion.vision.classify import FACES, FaceReading
+from companion.vision.detect_net import STRIDE, NetSettings, find_dice_net
+from companion.vision.judged import JudgeSettings, decide, find_and_read
+from companion.vision.read import Reader
+
+F32 = npt.NDArray[np.float32]
+W, H = 1280, 960
+SCALE = 512 / W  # the finder's input is the frame shrunk to 512 pixels across
+
+
+@dataclass
+class _Input:
+    name: str = "image"
+
+
+@dataclass
+class FakeFinder:
+    """Peaks (x, y, edge, score) in frame pixels, as the learned finder's maps would give them."""
+
+    peaks: list[tuple[float, float, float, float]]
+
+    def get_inputs(self) -> list[_Input]:
+        return [_Input()]
+
+    def run(self, _names: Any, feeds: dict[str, F32]) -> list[F32]:
+        _, _, h, w = feeds["image"].shape
+        maps = np.zeros((1, 14, h // STRIDE, w // STRIDE), np.float32)
+        maps[0, 4] = 1.0  # cos 4t: no rotation
+        for x, y, edge, score in self.peaks:
+            ix, iy = int(x * SCALE / STRIDE), int(y * SCALE / STRIDE)
+            maps[0, 0, iy, ix] = score
+            maps[0, 1, iy, ix] = x * SCALE / STRIDE - ix
+            maps[0, 2, iy, ix] = y * SCALE / STRIDE - iy
+            maps[0, 3, iy, ix] = np.log(edge * SCALE)
+        if (h, w) != (384, 512):  # a second look: nothing there
+            maps[:] = 0.0
+        return [maps]
+
+
+@dataclass
+class FakeJudge:
+    """Red crops are dice (not a die 0.0), blue ones are not (0.99), others 0.3."""
+
+    not_die_threshold: float = 0.8
+    batches: list[int] = field(default_factory=list)
+
+    def run(self, crops: npt.NDArray[np.uint8]) -> tuple[F32, F32]:
+        self.batches.append(len(crops))
+        centre = crops[:, 24:40, 24:40].reshape(len(crops), -1, 3).mean(axis=1)
+        p = np.where(centre[:, 2] > 128, 0.0, np.where(centre[:, 0] > 128, 0.99, 0.3))
+        return np.asarray(p[:, None], np.float32), np.zeros((len(crops), 1), np.float32)
+
+    def motif_probabilities(self, logits: F32) -> tuple[F32, F32]:
+        probs = np.zeros((len(logits), len(FACES)), np.float32)
+        probs[:, 0] = 1.0 - logits[:, 0]
+        return probs, logits[:, 0]
+
+    def classify(self, crops: npt.NDArray[np.uint8], logits: F32 | None = None) -> list[Any]:
+        assert logits is not None and len(logits) == len(crops)
+        return [FaceReading("I", 1.0 - float(p), "I", bool(p >= 0.8)) for p in logits[:, 0]]
+
+    knows_non_dice = True
+
+
+def _frame(*squares: tuple[float, float, float, tuple[int, int, int]]) -> npt.NDArray[np.uint8]:
+    image = np.full((H, W, 3), 90, np.uint8)
+    for x, y, edge, colour in squares:
+        h = int(edge / 2)
+        image[int(y) - h : int(y) + h, int(x) - h : int(x) + h] = colour
+    return image
+
+
+RED, BLUE = (0, 0, 255), (255, 0, 0)
+# four dice of 50 px found well, and grid squares of 100 px the finder is sure of
+DICE = [(200.0 + 150 * i, 700.0, 50.0) for i in range(4)]
+GRID = [(150.0 + 110 * i, 200.0, 100.0) for i in range(8)]
+SMALL = (900.0, 700.0, 50.0)  # a die the finder scores under its threshold
+
+
+def _scene(small_score: float) -> tuple[FakeFinder, npt.NDArray[np.uint8]]:
+    finder = FakeFinder(
+        [(x, y, e, 0.9) for x, y, e in DICE]
+        + [(x, y, e, 0.8) for x, y, e in GRID]
+        + [(*SMALL, small_score)]
+    )
+    image = _frame(*[(*d, RED) for d in [*DICE, SMALL]], *[(*g, BLUE) for g in GRID])
+    return finder, image
+
+
+def test_a_weak_die_the_face_model_is_sure_of_is_found_only_when_judged() -> None:
+    finder, image = _scene(0.25)
+    old = find_dice_net(image, session=finder)
+    assert not any(abs(d.center[0] - SMALL[0]) < 5 for d in old)
+    got = find_and_read(image, FakeJudge(), session=finder)
+    xs = sorted(d.center[0] for d, _ in got)
+    want = sorted(x for x, _, _ in [*DICE, SMALL])
+    assert len(xs) == len(want) and np.allclose(xs, want, atol=2)  # every die, no grid square
+    assert all(d.clean for d, _ in got)  # and once the squares are gone, none is the wrong size
+
+
+def test_without_judging_the_squares_set_the_size_and_the_dice_read_doubtful() -> None:
+    finder, image = _scene(0.25)
+    old = find_dice_net(image, session=finder)
+    assert sum(abs(d.edge - 100) < 2 for d in old) == len(GRID)
+    assert all(not d.clean for d in old if abs(d.edge - 50) < 2)
+
+
+def test_phantoms_among_many_squares_stay_dropped_even_when_weak() -> None:
+    finder = FakeFinder([(x, y, e, 0.3) for x, y, e in GRID] + [(x, y, e, 0.9) for x, y, e in GRID])
+    image = _frame(*[(*g, BLUE) for g in GRID])
+    assert find_and_read(image, FakeJudge(), session=finder) == []
+
+
+def test_a_weak_peak_the_face_model_cannot_vouch_for_is_dropped() -> None:
+    finder = FakeFinder([(x, y, e, 0.9) for x, y, e in DICE] + [(*SMALL, 0.25)])
+    grey = (*SMALL, (90, 200, 90))
+    image = _frame(*[(*d, RED) for d in DICE], grey)
+    got = find_and_read(image, FakeJudge(), session=finder)
+    assert len(got) == len(DICE)
+
+
+def test_candidates_are_bounded() -> None:
+    # 12 x 9 grid squares, all peaks: only the strongest `limit` are cut and read
+    grid = [(80.0 + 100 * i, 80.0 + 100 * j, 60.0) for i in range(12) for j in range(9)]
+    finder = FakeFinder([(x, y, e, 0.2 + 0.001 * k) for k, (x, y, e) in enumerate(grid)])
+    judge = FakeJudge()
+    find_and_read(_frame(*[(*g, RED) for g in grid]), judge, JudgeSettings(limit=20), None, finder)
+    assert judge.batches == [20]
+
+
+@pytest.mark.parametrize(
+    ("score", "not_die", "kept"),
+    [
+        (0.9, 0.79, None),  # strong, but sure it is no die
+        (0.9, 0.5, False),  # strong and not sure: stays
+        (0.3, 0.03, True),  # weak, sure it is a die: becomes a sure die
+        (0.3, 0.05, None),  # weak, not sure enough
+        (0.45, 0.5, False),  # doubtful peak, not sure either way: stays doubtful
+        (0.45, 0.02, True),
+        (0.45, 0.8, None),
+    ],
+)
+def test_score_and_not_a_die_decide_together(
+    score: float, not_die: float, kept: bool | None
+) -> None:
+    """kept: None dropped, False kept as the finder scored it, True kept as a sure die."""
+    got = decide(
+        [score], np.array([not_die], np.float32), 0.78, JudgeSettings(sure_die=0.05), NetSettings()
+    )
+    assert got == ([] if kept is None else [(0, kept)])
+
+
+def test_the_limit_for_a_sure_die_follows_the_models_threshold() -> None:
+    cfg, net = JudgeSettings(sure_die=0.05), NetSettings()
+    p = np.array([0.045], np.float32)
+    assert decide([0.3], p, 0.95, cfg, net) == [(0, True)]
+    assert decide([0.3], p, 0.6, cfg, net) == []
+
+
+class _Pips:
+    """A pip reader: no not-a-die class."""
+
+    def read(self, image: Any, corners: list[Any]) -> list[Any]:
+        return [FaceReading("I", 0.99, "I") for _ in corners]
+
+    def classify(self, crops: Any) -> list[Any]:
+        return self.read(None, list(crops))
+
+
+def test_d6_keeps_the_finders_own_path() -> None:
+    finder, image = _scene(0.25)
+    reader = Reader(
+        _Pips(), finder=lambda im: find_dice_net(im, session=finder), judge=JudgeSettings()
+    )
+    assert reader.judge is None
+    got = reader.read(image)
+    assert len(got) == len(find_dice_net(image, session=finder))
