@@ -35,12 +35,32 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="read with this enrolment profile (its faces are another set's)",
     )
+    ap.add_argument("--threads", type=int, default=2, help="threads of each network")
+    ap.add_argument(
+        "--unjudged",
+        action="store_true",
+        help="the finder's own choice, candidates not judged by the face model (judged.py)",
+    )
     args = ap.parse_args(argv)
     try:
+        from companion.vision.detect_net import find_dice_net
+        from companion.vision.enroll import load_reader
+        from companion.vision.judged import JudgeSettings
         from companion.vision.read import Reader
 
-        reader: Reader | None = Reader.load(profile=args.profile)
-        what = "find + classify" + (" with a profile" if args.profile else "")
+        reader: Reader | None = Reader(
+            load_reader(args.profile, threads=args.threads),
+            finder=lambda image: find_dice_net(image, threads=args.threads),
+            judge=None if args.unjudged else JudgeSettings(),
+            threads=args.threads,
+        )
+        reader.warm_up()
+        what = (
+            "find + classify"
+            + (" with a profile" if args.profile else "")
+            + (", unjudged" if args.unjudged else "")
+            + f", {args.threads} thread{'s' if args.threads > 1 else ''}"
+        )
     except Exception as exc:  # no model yet: time the finder alone, and say so
         print(f"face model unavailable ({exc}); timing the die finder alone")
         reader = None

@@ -135,12 +135,20 @@ def test_a_weak_peak_the_face_model_cannot_vouch_for_is_dropped() -> None:
 
 
 def test_candidates_are_bounded() -> None:
-    # 12 x 9 grid squares, all peaks: only the strongest `limit` are cut and read
+    # 12 x 9 grid squares, all peaks: only the strongest weak ones, and at most `most` in all
     grid = [(80.0 + 100 * i, 80.0 + 100 * j, 60.0) for i in range(12) for j in range(9)]
     finder = FakeFinder([(x, y, e, 0.2 + 0.001 * k) for k, (x, y, e) in enumerate(grid)])
+    image = _frame(*[(*g, RED) for g in grid])
     judge = FakeJudge()
-    find_and_read(_frame(*[(*g, RED) for g in grid]), judge, JudgeSettings(limit=20), None, finder)
+    find_and_read(image, judge, JudgeSettings(weak=20), None, finder)
     assert judge.batches == [20]
+    strong = FakeFinder([(x, y, e, 0.5 + 0.001 * k) for k, (x, y, e) in enumerate(grid)])
+    find_and_read(image, judge, JudgeSettings(weak=20, most=50), None, strong)
+    assert judge.batches == [20, 50]
+    # weak peaks never crowd out the finder's own choice
+    mixed = FakeFinder([(x, y, e, 0.3 if k % 2 else 0.9) for k, (x, y, e) in enumerate(grid)])
+    got = find_and_read(image, judge, JudgeSettings(weak=5), None, mixed)
+    assert judge.batches[-1] == 54 + 5 and len(got) == 59
 
 
 @pytest.mark.parametrize(
@@ -153,16 +161,22 @@ def test_candidates_are_bounded() -> None:
         (0.45, 0.5, False),  # doubtful peak, not sure either way: stays doubtful
         (0.45, 0.02, True),
         (0.45, 0.8, None),
+        (0.35, 0.5, None),  # under the finder's low and not sure it is a die
     ],
 )
 def test_score_and_not_a_die_decide_together(
     score: float, not_die: float, kept: bool | None
 ) -> None:
     """kept: None dropped, False kept as the finder scored it, True kept as a sure die."""
-    got = decide(
-        [score], np.array([not_die], np.float32), 0.78, JudgeSettings(sure_die=0.05), NetSettings()
-    )
+    cfg = JudgeSettings(sure_die=0.05, doubt=1.0)
+    got = decide([score], np.array([not_die], np.float32), 0.78, cfg, NetSettings())
     assert got == ([] if kept is None else [(0, kept)])
+
+
+def test_a_doubtful_peak_needs_less_doubt_about_being_a_die_when_told() -> None:
+    p = np.array([0.3], np.float32)
+    assert decide([0.45], p, 0.78, JudgeSettings(doubt=1.0), NetSettings()) == [(0, False)]
+    assert decide([0.45], p, 0.78, JudgeSettings(doubt=0.25), NetSettings()) == []
 
 
 def test_the_limit_for_a_sure_die_follows_the_models_threshold() -> None:
@@ -190,3 +204,38 @@ def test_d6_keeps_the_finders_own_path() -> None:
     assert reader.judge is None
     got = reader.read(image)
     assert len(got) == len(find_dice_net(image, session=finder))
+
+
+@pytest.fixture(scope="module")
+def grid_frame() -> Any:
+    from companion.synth import VALIDATION, render_frame
+
+    # small dice (32-60 px) on printed squares, validation styles: a development frame where
+    # the finder scores four dice under its threshold
+    return render_frame(
+        71_010, size=(1280, 960), styles=VALIDATION, surface_kind="squares", edge_range=(32, 60)
+    )
+
+
+def _read(frame: Any, judged: bool) -> tuple[int, int, int]:
+    """(true dice read with their motif, true dice found, finds given a motif matching none)."""
+    from companion.evaluation.scoring import match_points
+
+    reader = Reader.load()
+    if not judged:
+        reader.judge = None
+    got = reader.read(frame.image)
+    pairs = match_points([(d.x, d.y) for d in got], [d.corners for d in frame.dice])
+    right = sum(got[i].face == frame.dice[j].face for i, j in pairs)
+    matched = {i for i, _ in pairs}
+    silent_phantoms = sum(d.face != "?" for i, d in enumerate(got) if i not in matched)
+    return right, len(pairs), silent_phantoms
+
+
+@pytest.mark.slow
+def test_small_dice_among_grid_squares_are_found_only_when_judged(grid_frame: Any) -> None:
+    right_before, found_before, _ = _read(grid_frame, judged=False)
+    right, found, silent = _read(grid_frame, judged=True)
+    assert found >= found_before + 3
+    assert right >= right_before + 3
+    assert silent == 0

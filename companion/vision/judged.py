@@ -3,7 +3,8 @@
 The learned finder alone keeps the peaks over its score threshold; on grid
 paper a small die's peak can fall under it among many grid squares that pass
 it. Here the finder's peaks are taken down to a lower score (at most
-``limit`` a frame, the strongest, so time stays bounded), every one is cut and
+``weak`` of those under its threshold and ``most`` in all, the strongest, so
+time stays bounded), every one is cut and
 read by the face model in one batch, and a candidate's not-a-die probability
 and its finder score decide together:
 
@@ -11,7 +12,7 @@ and its finder score decide together:
   it is no die (its ``not_die_threshold``, as the reader has always dropped);
 - a weaker peak becomes a die when the face model is sure it is one (not-a-die
   probability at most ``sure_die`` times that threshold); a doubtful one (over
-  the finder's ``low``) stays doubtful, read ``?``, unless sure to be no die;
+  the finder's ``low``) stays doubtful, read ``?``, below ``doubt`` times it;
   the rest is dropped.
 
 Only then are two peaks of one die made one and the finder's size rule
@@ -59,11 +60,17 @@ class JudgeSettings:
     """Chosen on our validation renders and the real development photos (docs/vision.md)."""
 
     floor: float = 0.15  # finder score down to which peaks are judged
-    limit: int = 48  # at most this many peaks judged a frame, the strongest
-    # a peak under the finder's threshold is a sure die at a not-a-die probability of at most
+    # Peaks under the finder's threshold judged a frame, at most: the strongest. Every peak
+    # over it is judged (the finder's own choice, which the reader judged before too), up to
+    # `most` peaks a frame in all, so the time a frame takes stays bounded.
+    weak: int = 32
+    most: int = 128
+    # A peak under the finder's threshold is a sure die at a not-a-die probability of at most
     # sure_die x the model's not_die_threshold (read from its metadata, so a recalibrated
-    # model moves this limit with it)
+    # model moves this limit with it); a doubtful one (over the finder's `low`) stays, read
+    # '?', below doubt x that threshold.
     sure_die: float = 0.05
+    doubt: float = 1.0
 
 
 def find_and_read(
@@ -72,17 +79,17 @@ def find_and_read(
     cfg: JudgeSettings | None = None,
     net: NetSettings | None = None,
     session: Any = None,
+    threads: int = 2,
 ) -> list[tuple[FoundDie, Any]]:
     """Every die of a BGR frame with the face model's reading of it."""
     cfg = cfg or JudgeSettings()
     net = net or NetSettings()
-    sess = session if session is not None else load_session()
+    sess = session if session is not None else load_session(threads=threads)
     h, w = image_bgr.shape[:2]
-    cands = [
-        c
-        for c in peaks(sess, image_bgr, INPUT_LONG, min(cfg.floor, net.low), cfg.limit)
-        if c.edge >= net.min_edge
-    ]
+    found = peaks(sess, image_bgr, INPUT_LONG, min(cfg.floor, net.low), cfg.most)
+    found = [c for c in found if c.edge >= net.min_edge]
+    cands = [c for c in found if c.score >= net.threshold]
+    cands += [c for c in found if c.score < net.threshold][: cfg.weak]  # still strongest first
     if not cands:
         return []
     crops = cut_faces(image_bgr, [c.corners for c in cands])
@@ -120,8 +127,10 @@ def decide(
     for i, (s, p) in enumerate(zip(scores, not_die.tolist(), strict=True)):
         if p >= not_die_threshold:
             continue  # sure it is no die, whatever the finder's score
-        if s < net.threshold and p <= cfg.sure_die * not_die_threshold:
+        if s >= net.threshold:
+            out.append((i, False))
+        elif p <= cfg.sure_die * not_die_threshold:
             out.append((i, True))
-        elif s >= net.low:
+        elif s >= net.low and p < cfg.doubt * not_die_threshold:
             out.append((i, False))
     return out

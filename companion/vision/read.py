@@ -74,9 +74,12 @@ class Reader:
         settings: DetectorSettings | None = None,
         finder: Finder | None = None,
         judge: JudgeSettings | None = None,
+        threads: int = 2,
     ) -> None:
         """``judge``: find with the learned finder's candidates judged by the face model
-        (judged.py) instead of ``finder``; only for a face model that knows non-dice."""
+        (judged.py) instead of ``finder``, its network on ``threads``; only for a face model
+        that knows non-dice."""
+        self.threads = threads
         self.classifier = classifier
         self.settings = settings
         self.finder = finder or make_finder("classic", settings)
@@ -108,7 +111,9 @@ class Reader:
     def read(self, image_bgr: npt.NDArray[np.uint8]) -> list[DieReading]:
         if self.judge is not None:
             # a face model that knows non-dice is a Judge (classify.FaceClassifier)
-            found = find_and_read(image_bgr, cast(Judge, self.classifier), self.judge)
+            found = find_and_read(
+                image_bgr, cast(Judge, self.classifier), self.judge, threads=self.threads
+            )
             return [_reading(die, r) for die, r in found]
         return self.read_found(image_bgr, self.finder(image_bgr))
 
