@@ -48,13 +48,14 @@ def main(argv: list[str] | None = None) -> int:
         from companion.vision.judged import JudgeSettings
         from companion.vision.read import Reader
 
-        reader: Reader | None = Reader(
+        loaded = Reader(
             load_reader(args.profile, threads=args.threads),
             finder=lambda image: find_dice_net(image, threads=args.threads),
             judge=None if args.unjudged else JudgeSettings(),
             threads=args.threads,
         )
-        reader.warm_up()
+        loaded.warm_up()
+        reader: Reader | None = loaded
         what = (
             "find + classify"
             + (" with a profile" if args.profile else "")

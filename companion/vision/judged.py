@@ -86,10 +86,10 @@ def find_and_read(
     net = net or NetSettings()
     sess = session if session is not None else load_session(threads=threads)
     h, w = image_bgr.shape[:2]
-    found = peaks(sess, image_bgr, INPUT_LONG, min(cfg.floor, net.low), cfg.most)
-    found = [c for c in found if c.edge >= net.min_edge]
-    cands = [c for c in found if c.score >= net.threshold]
-    cands += [c for c in found if c.score < net.threshold][: cfg.weak]  # still strongest first
+    all_peaks = peaks(sess, image_bgr, INPUT_LONG, min(cfg.floor, net.low), cfg.most)
+    big = [c for c in all_peaks if c.edge >= net.min_edge]
+    cands = [c for c in big if c.score >= net.threshold]
+    cands += [c for c in big if c.score < net.threshold][: cfg.weak]  # still strongest first
     if not cands:
         return []
     crops = cut_faces(image_bgr, [c.corners for c in cands])
