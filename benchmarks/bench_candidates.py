@@ -1,14 +1,15 @@
 """Finder candidates judged by the face model (judged.py) against the finder's own choice.
 
     python benchmarks/bench_candidates.py [--frames 40] [--photos 235] [--split dev]
-        [--floor 0.15] [--weak 32] [--most 128] [--sure-die 0.05] [--doubt 1.0]
+        [--floor 0.15] [--weak 64] [--most 128] [--sure-die 0.05] [--doubt 0.5]
         [--sets squares,families,small,plain,photos]
 
-Reads DEVELOPMENT data only unless told (``--split kept`` for the report): rendered
-frames of VALIDATION styles and validation drawing families (seeds 71000.., 1280x960),
-on printed squares (grid paper, tiles, markers: synth/squares.py) with small dice
-(edge 32-60 px) in every other frame, on ordinary tables, and the real development
-photos of ../shared/real-dice (pip dice, motif mode: recall and precision only).
+Reads DEVELOPMENT data only unless told: rendered frames of VALIDATION styles and
+validation drawing families (seeds 71000.., 1280x960), on printed squares (grid paper,
+tiles, markers: synth/squares.py) with small dice (edge 32-60 px) in every other frame,
+on ordinary tables, and the real development photos of ../shared/real-dice (pip dice,
+motif mode). For the report only: ``--split kept`` (the photos kept aside) and
+``--sets held-out,held-out-families`` (seeds 5000.. and 95000.., never tuned on).
 Each comma-separated value of the settings (judged.JudgeSettings) is one; every
 setting reads the same frames, and "finder" is the path without judging (the
 shipped face model drops what it is sure is no die after the finder has chosen).
@@ -29,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 from benchmarks import real_dice  # noqa: E402
 from companion.evaluation.scoring import Tally, outside_frame, tally_frame  # noqa: E402
-from companion.synth import VALIDATION, render_frame  # noqa: E402
+from companion.synth import HELD_OUT, VALIDATION, render_frame  # noqa: E402
 from companion.synth.family_sets import family_styles  # noqa: E402
 from companion.vision.image_file import load_image  # noqa: E402
 from companion.vision.judged import JudgeSettings  # noqa: E402
@@ -42,7 +43,12 @@ Frame = tuple[np.ndarray, list[np.ndarray], list[str] | None, list[bool] | None]
 
 def rendered(kind: str, n: int) -> Iterator[Frame]:
     styles = family_styles("validation", 100, 71) if kind == "families" else VALIDATION
-    for seed in range(71_000, 71_000 + n):
+    first = 71_000
+    if kind == "held-out":  # docs/vision.md's held-out frames: for reporting only
+        styles, first = HELD_OUT, 5000
+    elif kind == "held-out-families":  # bench_not_die.py's: for reporting only
+        styles, first = family_styles("held_out", 100, 95), 95_000
+    for seed in range(first, first + n):
         kw: dict[str, object] = {}
         if kind in ("squares", "families"):
             kw["surface_kind"] = "squares"
@@ -74,10 +80,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", default="dev", choices=("dev", "kept"), help="real photos")
     ap.add_argument("--sets", default="squares,families,small,plain,photos")
     ap.add_argument("--floor", default="0.15")
-    ap.add_argument("--weak", default="32")
+    ap.add_argument("--weak", default="64")
     ap.add_argument("--most", default="128")
     ap.add_argument("--sure-die", default="0.05")
-    ap.add_argument("--doubt", default="1.0")
+    ap.add_argument("--doubt", default="0.5")
     ap.add_argument("--profile", default=None)
     args = ap.parse_args(argv)
     reader = Reader.load(profile=args.profile)
@@ -94,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
         "families": lambda: rendered("families", args.frames),
         "small": lambda: rendered("small", args.frames),
         "plain": lambda: rendered("plain", args.frames),
+        "held-out": lambda: rendered("held-out", args.frames),
+        "held-out-families": lambda: rendered("held-out-families", args.frames),
         "photos": lambda: photos(args.split, args.photos),
     }
     for name in args.sets.split(","):

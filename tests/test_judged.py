@@ -239,3 +239,20 @@ def test_small_dice_among_grid_squares_are_found_only_when_judged(grid_frame: An
     assert found >= found_before + 3
     assert right >= right_before + 3
     assert silent == 0
+
+
+def test_a_vouched_for_peak_beside_a_die_is_its_side() -> None:
+    # a weak peak 0.82 edge from a found die (their faces share 18%): the face model sees a
+    # die face there, its side
+    side = (DICE[0][0] + 41.0, DICE[0][1], 50.0)
+    finder = FakeFinder([(x, y, e, 0.9) for x, y, e in DICE] + [(*side, 0.3)])
+    image = _frame(*[(*d, RED) for d in DICE])
+    image[675:725, 225:266] = RED  # the side shows red as well
+    assert len(find_and_read(image, FakeJudge(), session=finder)) == len(DICE)
+
+
+def test_a_vouched_for_peak_of_another_size_than_the_tables_dice_is_dropped() -> None:
+    odd = (900.0, 700.0, 30.0)  # 0.6x the table's dice: a key, a button
+    finder = FakeFinder([(x, y, e, 0.9) for x, y, e in DICE] + [(*odd, 0.3)])
+    image = _frame(*[(*d, RED) for d in [*DICE, odd]])
+    assert len(find_and_read(image, FakeJudge(), session=finder)) == len(DICE)

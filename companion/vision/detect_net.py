@@ -142,7 +142,8 @@ class Candidate:
     corners: F32
     score: float
     second: float | None = None  # peak of the second look, for doubtful peaks
-    judged: bool = False  # a weak peak the face model is sure is a die (judged.py): a sure find
+    # a weak peak the face model is sure is a die (judged.py): clean if of the table's size
+    judged: bool = False
 
 
 def select(cands: list[Candidate], w: int, h: int, cfg: NetSettings) -> list[FoundDie]:
@@ -156,7 +157,7 @@ def select_indexed(
     """:func:`select`, each find with the index of its candidate."""
     big = [i for i, c in enumerate(cands) if c.edge >= cfg.min_edge]
     cut = {i: _outside_share(cands[i].corners, w, h) > cfg.border_share for i in big}
-    strong = {i: cands[i].score >= cfg.threshold or cands[i].judged for i in big}
+    strong = {i: cands[i].score >= cfg.threshold for i in big}
     sure = [cands[i].edge for i in big if strong[i] and not cut[i]]
     ref = float(np.median(sure)) if len(sure) >= 3 else None
     out: list[tuple[int, FoundDie]] = []
@@ -164,7 +165,11 @@ def select_indexed(
         c, is_cut = cands[i], cut[i]
         ratio = c.edge / ref if ref else 1.0
         reasons = []
-        if not strong[i] and not (c.second is not None and c.second >= cfg.promote_at):
+        if c.judged and not strong[i]:
+            # a weak peak the face model vouches for: a die if it is of this table's size
+            if not cfg.weak_lo <= ratio <= cfg.weak_hi:
+                continue
+        elif not strong[i] and not (c.second is not None and c.second >= cfg.promote_at):
             if not cfg.weak_lo <= ratio <= cfg.weak_hi:
                 continue
             if c.second is not None and c.second < cfg.drop_below:

@@ -15,8 +15,10 @@ and its finder score decide together:
   the finder's ``low``) stays doubtful, read ``?``, below ``doubt`` times it;
   the rest is dropped.
 
-Only then are two peaks of one die made one and the finder's size rule
-weighed, over what remains: the phantoms no longer set the table's die size.
+Only then are two peaks of one die made one (a vouched-for weak peak less than
+an edge from a stronger find is that die's side) and the finder's size rule
+weighed, over what remains: the phantoms no longer set the table's die size,
+and a vouched-for weak peak must be of that size.
 The face model's readings of the kept crops are the reading (with a profile,
 the kept crops are read again by the profile).
 """
@@ -32,6 +34,7 @@ import numpy.typing as npt
 from companion.vision.crop import cut_faces
 from companion.vision.detect_net import (
     INPUT_LONG,
+    Candidate,
     NetSettings,
     load_session,
     one_per_die,
@@ -63,14 +66,14 @@ class JudgeSettings:
     # Peaks under the finder's threshold judged a frame, at most: the strongest. Every peak
     # over it is judged (the finder's own choice, which the reader judged before too), up to
     # `most` peaks a frame in all, so the time a frame takes stays bounded.
-    weak: int = 32
+    weak: int = 64
     most: int = 128
     # A peak under the finder's threshold is a sure die at a not-a-die probability of at most
     # sure_die x the model's not_die_threshold (read from its metadata, so a recalibrated
     # model moves this limit with it); a doubtful one (over the finder's `low`) stays, read
     # '?', below doubt x that threshold.
     sure_die: float = 0.05
-    doubt: float = 1.0
+    doubt: float = 0.5
 
 
 def find_and_read(
@@ -100,6 +103,7 @@ def find_and_read(
     chosen = one_per_die(
         [cands[i] if not sure else replace(cands[i], judged=True) for i, sure in kept]
     )
+    chosen = [c for k, c in enumerate(chosen) if not (c.judged and _beside(c, chosen[:k]))]
     index = {id(c.corners): i for i, c in enumerate(cands)}
     chosen = [
         replace(c, second=second_look(sess, image_bgr, c, net.look_px))
@@ -134,3 +138,15 @@ def decide(
         elif s >= net.low and p < cfg.doubt * not_die_threshold:
             out.append((i, False))
     return out
+
+
+# Top faces of dice side by side are an edge apart at least (a little less in perspective);
+# a weak peak closer to a stronger find is that die's side, which the face model sees as
+# a die face too.
+BESIDE = 0.85
+
+
+def _beside(c: Candidate, stronger: list[Candidate]) -> bool:
+    return any(
+        float(np.hypot(c.x - k.x, c.y - k.y)) < BESIDE * max(c.edge, k.edge) for k in stronger
+    )
