@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from companion.vision.classify import FACES, FaceReading
+from companion.vision.classify import FaceReading
 from companion.vision.detect_net import STRIDE, NetSettings, find_dice_net
 from companion.vision.judged import JudgeSettings, decide, find_and_read
 from companion.vision.read import Reader
@@ -59,20 +59,11 @@ class FakeJudge:
     not_die_threshold: float = 0.8
     batches: list[int] = field(default_factory=list)
 
-    def run(self, crops: npt.NDArray[np.uint8]) -> tuple[F32, F32]:
+    def classify(self, crops: npt.NDArray[np.uint8]) -> list[Any]:
         self.batches.append(len(crops))
         centre = crops[:, 24:40, 24:40].reshape(len(crops), -1, 3).mean(axis=1)
         p = np.where(centre[:, 2] > 128, 0.0, np.where(centre[:, 0] > 128, 0.99, 0.3))
-        return np.asarray(p[:, None], np.float32), np.zeros((len(crops), 1), np.float32)
-
-    def motif_probabilities(self, logits: F32) -> tuple[F32, F32]:
-        probs = np.zeros((len(logits), len(FACES)), np.float32)
-        probs[:, 0] = 1.0 - logits[:, 0]
-        return probs, logits[:, 0]
-
-    def classify(self, crops: npt.NDArray[np.uint8], logits: F32 | None = None) -> list[Any]:
-        assert logits is not None and len(logits) == len(crops)
-        return [FaceReading("I", 1.0 - float(p), "I", bool(p >= 0.8)) for p in logits[:, 0]]
+        return [FaceReading("I", 1.0 - float(q), "I", bool(q >= 0.8), float(q)) for q in p]
 
     knows_non_dice = True
 

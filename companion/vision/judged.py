@@ -19,8 +19,8 @@ Only then are two peaks of one die made one (a vouched-for weak peak less than
 an edge from a stronger find is that die's side) and the finder's size rule
 weighed, over what remains: the phantoms no longer set the table's die size,
 and a vouched-for weak peak must be of that size.
-The face model's readings of the kept crops are the reading (with a profile,
-the kept crops are read again by the profile).
+The face model's readings of the kept crops are the reading: one batch a frame,
+with a profile too.
 """
 
 from __future__ import annotations
@@ -53,9 +53,9 @@ class Judge(Protocol):
 
     @property
     def not_die_threshold(self) -> float: ...
-    def run(self, crops: npt.NDArray[np.uint8]) -> tuple[F32, F32]: ...
-    def motif_probabilities(self, logits: F32) -> tuple[F32, F32]: ...
-    def classify(self, crops: npt.NDArray[np.uint8], logits: F32 | None = None) -> list[Any]: ...
+    def classify(self, crops: npt.NDArray[np.uint8]) -> list[Any]:
+        """Readings with ``not_die_p``, the probability that the crop holds no die."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -96,8 +96,9 @@ def find_and_read(
     if not cands:
         return []
     crops = cut_faces(image_bgr, [c.corners for c in cands])
-    logits, _ = judge.run(crops)
-    not_die = judge.motif_probabilities(logits)[1]
+    # one batch: with a profile too, its reading of every candidate is the one reported
+    readings = judge.classify(crops)
+    not_die = np.array([r.not_die_p for r in readings], np.float32)
     kept = decide([c.score for c in cands], not_die, judge.not_die_threshold, cfg, net)
     # the peaks that remain, strongest first, one per die
     chosen = one_per_die(
@@ -114,9 +115,7 @@ def find_and_read(
     found = select_indexed(chosen, w, h, net)
     if not found:
         return []
-    which = [index[id(chosen[k].corners)] for k, _ in found]
-    readings = judge.classify(crops[which], logits[which])
-    return [(d, r) for (_, d), r in zip(found, readings, strict=True)]
+    return [(d, readings[index[id(chosen[k].corners)]]) for k, d in found]
 
 
 def decide(
