@@ -4,9 +4,9 @@ The learned finder alone keeps the peaks over its score threshold; on grid
 paper a small die's peak can fall under it among many grid squares that pass
 it. Here the finder's peaks are taken down to a lower score (at most
 ``weak`` of those under its threshold and ``most`` in all, the strongest, so
-time stays bounded), every one is cut and
-read by the face model in one batch, and a candidate's not-a-die probability
-and its finder score decide together:
+time stays bounded), every one is cut and read by the face model in one
+batch, and a candidate's not-a-die probability and its finder score decide
+together:
 
 - a peak at or over the finder's threshold stays unless the face model is sure
   it is no die (its ``not_die_threshold``, as the reader has always dropped);
@@ -105,6 +105,7 @@ def find_and_read(
         [cands[i] if not sure else replace(cands[i], judged=True) for i, sure in kept]
     )
     chosen = [c for k, c in enumerate(chosen) if not (c.judged and _beside(c, chosen[:k]))]
+    # a candidate's reading by its corners, which replace() carries along unchanged
     index = {id(c.corners): i for i, c in enumerate(cands)}
     chosen = [
         replace(c, second=second_look(sess, image_bgr, c, net.look_px))
