@@ -247,3 +247,11 @@ def test_a_vouched_for_peak_of_another_size_than_the_tables_dice_is_dropped() ->
     finder = FakeFinder([(x, y, e, 0.9) for x, y, e in DICE] + [(*odd, 0.3)])
     image = _frame(*[(*d, RED) for d in [*DICE, odd]])
     assert len(find_and_read(image, FakeJudge(), session=finder)) == len(DICE)
+
+
+def test_only_the_learned_finder_with_a_model_that_knows_non_dice_is_judged() -> None:
+    reader = Reader.load()
+    assert getattr(reader.classifier, "knows_non_dice", False)
+    assert reader.judge == JudgeSettings()
+    assert Reader.load(finder="classic").judge is None
+    assert Reader.load(finder="both").judge is None
