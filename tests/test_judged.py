@@ -255,3 +255,15 @@ def test_only_the_learned_finder_with_a_model_that_knows_non_dice_is_judged() ->
     assert reader.judge == JudgeSettings()
     assert Reader.load(finder="classic").judge is None
     assert Reader.load(finder="both").judge is None
+
+
+def test_peaks_far_smaller_than_a_die_never_count_toward_the_bound() -> None:
+    # 96 grid crossings of 10 px, stronger than the dice, and the four dice
+    tiny = [(60.0 + 40 * i, 60.0 + 40 * j, 10.0) for i in range(12) for j in range(8)]
+    finder = FakeFinder(
+        [(x, y, e, 0.95) for x, y, e in tiny] + [(x, y, e, 0.9) for x, y, e in DICE]
+    )
+    image = _frame(*[(*d, RED) for d in DICE])
+    judge = FakeJudge()
+    got = find_and_read(image, judge, JudgeSettings(most=8), None, finder)
+    assert judge.batches == [len(DICE)] and len(got) == len(DICE)

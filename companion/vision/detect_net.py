@@ -255,10 +255,17 @@ def _candidates(sess: Any, image_bgr: ImageBGR, input_long: int, floor: float) -
 
 
 def peaks(
-    sess: Any, image_bgr: ImageBGR, input_long: int, floor: float, limit: int | None = None
+    sess: Any,
+    image_bgr: ImageBGR,
+    input_long: int,
+    floor: float,
+    limit: int | None = None,
+    min_edge: float = 0.0,
 ) -> list[Candidate]:
     """Every heatmap peak at or above ``floor`` (at most ``limit``, the strongest), decoded to a
-    die in frame pixels, strongest first; two peaks may still be one die (:func:`one_per_die`)."""
+    die in frame pixels, strongest first; two peaks may still be one die (:func:`one_per_die`).
+    Peaks whose edge is far under ``min_edge`` (pips, glyphs, grid crossings) are left out before
+    they are decoded or counted."""
     # A frame smaller than the input is not enlarged: its dice (VISION.md: 40-160 px,
     # a close-up's one die about 50-65 px in 96) are then as big as the network saw them.
     x, s = _prepare(image_bgr, min(input_long, max(image_bgr.shape[:2])))
@@ -266,6 +273,10 @@ def peaks(
     heat = maps[0]
     is_peak = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= floor)
     ys, xs = np.nonzero(is_peak)
+    if min_edge > 0:
+        # the edge before the corner residuals, which move it a few percent
+        rough = np.exp(np.clip(maps[3, ys, xs], 0.0, 6.5)) / s
+        ys, xs = ys[rough >= 0.7 * min_edge], xs[rough >= 0.7 * min_edge]
     order = np.argsort(-heat[ys, xs], kind="stable")[:limit]
     cands: list[Candidate] = []
     for k in order:

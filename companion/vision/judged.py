@@ -89,7 +89,8 @@ def find_and_read(
     net = net or NetSettings()
     sess = session if session is not None else load_session(threads=threads)
     h, w = image_bgr.shape[:2]
-    all_peaks = peaks(sess, image_bgr, INPUT_LONG, min(cfg.floor, net.low), cfg.most)
+    floor = min(cfg.floor, net.low)
+    all_peaks = peaks(sess, image_bgr, INPUT_LONG, floor, cfg.most, net.min_edge)
     big = [c for c in all_peaks if c.edge >= net.min_edge]
     cands = [c for c in big if c.score >= net.threshold]
     cands += [c for c in big if c.score < net.threshold][: cfg.weak]  # still strongest first
