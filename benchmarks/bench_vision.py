@@ -1,6 +1,7 @@
 """Time `vision read` (find + classify, decoding and model loading excluded) on rendered frames.
 
-    python benchmarks/bench_vision.py [--frames 30] [--dice 20] [--profile P]
+    python benchmarks/bench_vision.py [--frames 30] [--dice 20] [--profile P] [--threads 2]
+                                      [--unjudged | --compare]
 
 Prints the median and 95th percentile per frame size, and the detection
 figures on the same frames (held-out styles) so speed is never bought with
@@ -10,6 +11,7 @@ misses unnoticed. Accuracy after enrolment is benchmarks/bench_read.py's.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -18,9 +20,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
+from benchmarks.machine import describe  # noqa: E402
 from companion.evaluation.scoring import Tally, tally_frame  # noqa: E402
 from companion.synth import HELD_OUT, render_frame  # noqa: E402
 from companion.vision.detect import find_dice  # noqa: E402
+from companion.vision.judged import JudgeSettings  # noqa: E402
 
 SIZES = ((1280, 960), (2304, 1296))
 
@@ -35,39 +39,79 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="read with this enrolment profile (its faces are another set's)",
     )
+    ap.add_argument("--threads", type=int, default=2, help="threads of each network")
+    ap.add_argument(
+        "--unjudged",
+        action="store_true",
+        help="the finder's own choice, candidates not judged by the face model (judged.py)",
+    )
+    ap.add_argument(
+        "--compare",
+        action="store_true",
+        help="time judged and unjudged reads in turn on the same frames (a loaded machine's "
+        "load then weighs on both alike)",
+    )
     args = ap.parse_args(argv)
     try:
+        from companion.vision.detect_net import find_dice_net
+        from companion.vision.enroll import load_reader
         from companion.vision.read import Reader
 
-        reader: Reader | None = Reader.load(profile=args.profile)
-        what = "find + classify" + (" with a profile" if args.profile else "")
+        loaded = Reader(
+            load_reader(args.profile, threads=args.threads),
+            finder=lambda image: find_dice_net(image, threads=args.threads),
+            judge=None if args.unjudged else JudgeSettings(),
+            threads=args.threads,
+        )
+        loaded.warm_up()
+        reader: Reader | None = loaded
+        what = (
+            "find + classify"
+            + (" with a profile" if args.profile else "")
+            + (", unjudged" if args.unjudged else "")
+            + f", {args.threads} thread{'s' if args.threads > 1 else ''}"
+        )
     except Exception as exc:  # no model yet: time the finder alone, and say so
         print(f"face model unavailable ({exc}); timing the die finder alone")
         reader = None
         what = "find only"
+    ways: list[tuple[str, JudgeSettings | None]] = [
+        ("", None if args.unjudged else JudgeSettings())
+    ]
+    if args.compare and reader is not None:
+        ways = [(", judged", JudgeSettings()), (", unjudged", None)]
     for size in SIZES:
-        times: list[float] = []
-        tally = Tally()
+        times: dict[str, list[float]] = {w: [] for w, _ in ways}
+        tally = {w: Tally() for w, _ in ways}
         for seed in range(args.frames):
             frame = render_frame(90_000 + seed, n_dice=args.dice, size=size, styles=HELD_OUT)
-            for _ in range(args.repeat):
+            faces = [d.face for d in frame.dice] if reader is not None else None
+            # in turn, and each first as often: the first read of a frame finds its pixels cold
+            n = len(ways)
+            turns = [ways[(seed + r + k) % n] for r in range(args.repeat) for k in range(n)]
+            last: dict[str, list[tuple[float, float, str]]] = {}
+            for w, judge in turns:
                 start = time.perf_counter()
                 if reader is not None:
+                    reader.judge = judge
                     got = [(d.x, d.y, d.face) for d in reader.read(frame.image)]
                 else:
                     got = [
                         (d.center[0], d.center[1], "?" if not d.clean else "x")
                         for d in find_dice(frame.image)
                     ]
-                times.append((time.perf_counter() - start) * 1000)
-            faces = [d.face for d in frame.dice] if reader is not None else None
-            tally_frame(tally, got, [d.corners for d in frame.dice], faces)
-        t = np.asarray(times)
-        print(
-            f"{size[0]}x{size[1]}, {args.dice} dice, {what}: median {np.median(t):.1f} ms, "
-            f"p95 {np.percentile(t, 95):.1f} ms over {len(t)} reads"
-        )
-        print(f"  {tally.summary()}")
+                times[w].append((time.perf_counter() - start) * 1000)
+                last[w] = got
+            for w, got in last.items():
+                tally_frame(tally[w], got, [d.corners for d in frame.dice], faces)
+        for w, _ in ways:
+            t = np.asarray(times[w])
+            print(
+                f"{size[0]}x{size[1]}, {args.dice} dice, {what}{w}: median {np.median(t):.1f} ms, "
+                f"p95 {np.percentile(t, 95):.1f} ms over {len(t)} reads"
+            )
+            print(f"  {tally[w].summary()}")
+    print(f"machine: {describe()}, load average {os.getloadavg()[0]:.1f}")
     return 0
 
 

@@ -91,6 +91,7 @@ class FaceReading:
     confidence: float  # calibrated probability of the best face
     best: str  # the best face even when reported as "?"
     not_die: bool = False  # the model is sure this crop holds no die (the reader drops it)
+    not_die_p: float = 0.0  # its probability that the crop holds no die (0 without the class)
 
 
 @dataclass(frozen=True)
@@ -189,9 +190,9 @@ class FaceClassifier:
 
     def probabilities(
         self, crops: npt.NDArray[np.uint8]
-    ) -> tuple[F32, float, npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    ) -> tuple[F32, float, npt.NDArray[np.bool_], F32]:
         """Calibrated probabilities (N, 5), the threshold that applies to them, dice unlike any
-        motif, and crops that are no die at all."""
+        motif, and each crop's probability of being no die at all."""
         if self.profile is not None:
             logits, rot_emb = rotation_run(self, crops, READ_ROTATIONS)
             probs, unlike = self.profile.read(rot_emb)
@@ -199,7 +200,7 @@ class FaceClassifier:
                 probs,
                 self.profile.threshold,
                 unlike,
-                self.motif_probabilities(logits)[1] >= self.not_die_threshold,
+                self.motif_probabilities(logits)[1],
             )
         logits, _ = self.run(crops)
         probs, not_die = self.motif_probabilities(logits)
@@ -207,20 +208,22 @@ class FaceClassifier:
             probs,
             self.calibration.threshold,
             np.zeros(len(crops), bool),
-            not_die >= self.not_die_threshold,
+            not_die,
         )
 
     def classify(self, crops: npt.NDArray[np.uint8]) -> list[FaceReading]:
         """Read a batch of crops (N, 64, 64, 3) uint8 BGR."""
         if len(crops) == 0:
             return []
-        probs, threshold, unlike, not_die = self.probabilities(crops)
+        probs, threshold, unlike, not_die_p = self.probabilities(crops)
+        not_die = not_die_p >= self.not_die_threshold
         best = probs.argmax(axis=1)
         out = []
         for i, k in enumerate(best):
             conf = float(probs[i, k])
             sure = conf >= threshold and not unlike[i] and not not_die[i]
-            out.append(FaceReading(FACES[k] if sure else UNKNOWN, conf, FACES[k], bool(not_die[i])))
+            face = FACES[k] if sure else UNKNOWN
+            out.append(FaceReading(face, conf, FACES[k], bool(not_die[i]), float(not_die_p[i])))
         return out
 
     def read(

@@ -142,19 +142,34 @@ class Candidate:
     corners: F32
     score: float
     second: float | None = None  # peak of the second look, for doubtful peaks
+    # a weak peak the face model is sure is a die (judged.py): clean if of the table's size
+    judged: bool = False
 
 
 def select(cands: list[Candidate], w: int, h: int, cfg: NetSettings) -> list[FoundDie]:
     """Keep what can be a die of this table in a w x h frame; flag what cannot be read cleanly."""
-    cands = [c for c in cands if c.edge >= cfg.min_edge]
-    cut = [_outside_share(c.corners, w, h) > cfg.border_share for c in cands]
-    sure = [c.edge for c, k in zip(cands, cut, strict=True) if c.score >= cfg.threshold and not k]
+    return [d for _, d in select_indexed(cands, w, h, cfg)]
+
+
+def select_indexed(
+    cands: list[Candidate], w: int, h: int, cfg: NetSettings
+) -> list[tuple[int, FoundDie]]:
+    """:func:`select`, each find with the index of its candidate."""
+    big = [i for i, c in enumerate(cands) if c.edge >= cfg.min_edge]
+    cut = {i: _outside_share(cands[i].corners, w, h) > cfg.border_share for i in big}
+    strong = {i: cands[i].score >= cfg.threshold for i in big}
+    sure = [cands[i].edge for i in big if strong[i] and not cut[i]]
     ref = float(np.median(sure)) if len(sure) >= 3 else None
-    out: list[FoundDie] = []
-    for c, is_cut in zip(cands, cut, strict=True):
+    out: list[tuple[int, FoundDie]] = []
+    for i in big:
+        c, is_cut = cands[i], cut[i]
         ratio = c.edge / ref if ref else 1.0
         reasons = []
-        if c.score < cfg.threshold and not (c.second is not None and c.second >= cfg.promote_at):
+        if c.judged and not strong[i]:
+            # a weak peak the face model vouches for: a die if it is of this table's size
+            if not cfg.weak_lo <= ratio <= cfg.weak_hi:
+                continue
+        elif not strong[i] and not (c.second is not None and c.second >= cfg.promote_at):
             if not cfg.weak_lo <= ratio <= cfg.weak_hi:
                 continue
             if c.second is not None and c.second < cfg.drop_below:
@@ -164,18 +179,17 @@ def select(cands: list[Candidate], w: int, h: int, cfg: NetSettings) -> list[Fou
             reasons.append(_size_reason(ratio))
         if is_cut:
             reasons.append("cut by the frame border")
-        sized = c.score >= cfg.threshold and not is_cut
-        out.append(
-            FoundDie(
-                (float(c.x), float(c.y)),
-                c.corners,
-                c.edge,
-                not reasons,
-                "; ".join(reasons),
-                sized=sized,
-                size_doubt=sized and len(reasons) == 1,
-            )
+        sized = strong[i] and not is_cut
+        found = FoundDie(
+            (float(c.x), float(c.y)),
+            c.corners,
+            c.edge,
+            not reasons,
+            "; ".join(reasons),
+            sized=sized,
+            size_doubt=sized and len(reasons) == 1,
         )
+        out.append((i, found))
     return out
 
 
@@ -237,19 +251,37 @@ def find_dice_net(
 
 def _candidates(sess: Any, image_bgr: ImageBGR, input_long: int, floor: float) -> list[Candidate]:
     """Heatmap peaks at or above ``floor``, decoded to dice in frame pixels, strongest first."""
+    return one_per_die(peaks(sess, image_bgr, input_long, floor))
+
+
+def peaks(
+    sess: Any,
+    image_bgr: ImageBGR,
+    input_long: int,
+    floor: float,
+    limit: int | None = None,
+    min_edge: float = 0.0,
+) -> list[Candidate]:
+    """Every heatmap peak at or above ``floor`` (at most ``limit``, the strongest), decoded to a
+    die in frame pixels, strongest first; two peaks may still be one die (:func:`one_per_die`).
+    Peaks whose edge is far under ``min_edge`` (pips, glyphs, grid crossings) are left out before
+    they are decoded or counted."""
     # A frame smaller than the input is not enlarged: its dice (VISION.md: 40-160 px,
     # a close-up's one die about 50-65 px in 96) are then as big as the network saw them.
     x, s = _prepare(image_bgr, min(input_long, max(image_bgr.shape[:2])))
     maps = np.asarray(sess.run(None, {sess.get_inputs()[0].name: x})[0][0], np.float32)
     heat = maps[0]
-    peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= floor)
-    ys, xs = np.nonzero(peaks)
-    order = np.argsort(-heat[ys, xs])
+    is_peak = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= floor)
+    ys, xs = np.nonzero(is_peak)
+    if min_edge > 0:
+        # the edge before the corner residuals, which move it a few percent
+        rough = np.exp(np.clip(maps[3, ys, xs], 0.0, 6.5)) / s
+        ys, xs = ys[rough >= 0.7 * min_edge], xs[rough >= 0.7 * min_edge]
+    order = np.argsort(-heat[ys, xs], kind="stable")[:limit]
     cands: list[Candidate] = []
     for k in order:
         iy, ix = int(ys[k]), int(xs[k])
         v = maps[:, iy, ix]
-        score = float(v[0])
         cx_in = (ix + float(v[1])) * STRIDE
         cy_in = (iy + float(v[2])) * STRIDE
         edge_in = float(np.exp(np.clip(v[3], 0.0, 6.5)))
@@ -258,18 +290,24 @@ def _candidates(sess: Any, image_bgr: ImageBGR, input_long: int, floor: float) -
         res = v[6:14].reshape(4, 2)
         pts_in = ((_UNIT + res) @ rot.T) * edge_in + np.array([cx_in, cy_in], np.float32)
         corners = order_corners((pts_in + 0.5) / s - 0.5)
-        cx, cy = (cx_in + 0.5) / s - 0.5, (cy_in + 0.5) / s - 0.5
         sides = np.roll(corners, -1, axis=0) - corners
         edge = float(np.linalg.norm(sides, axis=1).mean())
-        # two peaks on one die: dice never overlap, so a center within half an
-        # edge of a stronger one is the same die. Nor do their top faces in the
-        # frame (they lie in one plane, and the camera maps a plane one to one):
-        # a face that covers much of a stronger one is a side of that die, seen
-        # at an angle, with its own pips or art.
-        if any(_same_die(cx, cy, edge, corners, c) for c in cands):
-            continue
-        cands.append(Candidate(cx, cy, edge, corners, score))
+        cx, cy = (cx_in + 0.5) / s - 0.5, (cy_in + 0.5) / s - 0.5
+        cands.append(Candidate(cx, cy, edge, corners, float(v[0])))
     return cands
+
+
+def one_per_die(cands: list[Candidate]) -> list[Candidate]:
+    """Of peaks that are one die, the strongest (``cands`` strongest first)."""
+    # Dice never overlap, so a center within half an edge of a stronger one is
+    # the same die. Nor do their top faces in the frame (they lie in one plane,
+    # and the camera maps a plane one to one): a face that covers much of a
+    # stronger one is a side of that die, seen at an angle, with its own pips or art.
+    out: list[Candidate] = []
+    for c in cands:
+        if not any(_same_die(c.x, c.y, c.edge, c.corners, k) for k in out):
+            out.append(c)
+    return out
 
 
 def _same_die(x: float, y: float, edge: float, corners: F32, c: Candidate) -> bool:

@@ -527,15 +527,17 @@ def enroll(
 
 
 def load_reader(
-    profile: str | Path | None = None, model: str | Path | None = None
+    profile: str | Path | None = None, model: str | Path | None = None, *, threads: int = 2
 ) -> FaceClassifier:
     """The face reader, adapted by a profile folder when one is given.
 
     Raises ModelError or EnrolmentError, each with a one-sentence message.
     """
     if profile is None:
-        return FaceClassifier(model)
+        return FaceClassifier(model, threads=threads)
     # A profile reads with the embedding it was fitted on (the enrolment model by default).
-    classifier = FaceClassifier(model if model is not None else default_enrol_model_path())
+    classifier = FaceClassifier(
+        model if model is not None else default_enrol_model_path(), threads=threads
+    )
     classifier.profile = Profile.load(profile, classifier)
     return classifier

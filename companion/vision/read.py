@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -25,6 +25,7 @@ from companion.vision.finders import DEFAULT_FINDER, Finder, make_finder
 from companion.vision.found import FoundDie
 from companion.vision.image_file import ImageFileError as ReadError  # an image that cannot be read
 from companion.vision.image_file import load_image
+from companion.vision.judged import Judge, JudgeSettings, find_and_read
 
 UNKNOWN = "?"
 
@@ -72,10 +73,17 @@ class Reader:
         classifier: FaceReader,
         settings: DetectorSettings | None = None,
         finder: Finder | None = None,
+        judge: JudgeSettings | None = None,
+        threads: int = 2,
     ) -> None:
+        """``judge``: find with the learned finder's candidates judged by the face model
+        (judged.py) instead of ``finder``, its network on ``threads``; only for a face model
+        that knows non-dice."""
+        self.threads = threads
         self.classifier = classifier
         self.settings = settings
         self.finder = finder or make_finder("classic", settings)
+        self.judge = judge if getattr(classifier, "knows_non_dice", False) else None
 
     @classmethod
     def load(
@@ -90,7 +98,9 @@ class Reader:
         """
         from companion.vision.enroll import load_reader
 
-        reader = cls(load_reader(profile, model), finder=make_finder(finder))
+        # the learned finder's candidates are judged by a face model that knows non-dice
+        judge = JudgeSettings() if finder == "net" else None
+        reader = cls(load_reader(profile, model), finder=make_finder(finder), judge=judge)
         reader.warm_up()
         return reader
 
@@ -99,6 +109,12 @@ class Reader:
         self.classifier.classify(np.zeros((1, CROP_SIZE, CROP_SIZE, 3), np.uint8))
 
     def read(self, image_bgr: npt.NDArray[np.uint8]) -> list[DieReading]:
+        if self.judge is not None:
+            # a face model that knows non-dice is a Judge (classify.FaceClassifier)
+            found = find_and_read(
+                image_bgr, cast(Judge, self.classifier), self.judge, threads=self.threads
+            )
+            return [_reading(die, r) for die, r in found]
         return self.read_found(image_bgr, self.finder(image_bgr))
 
     def read_found(
@@ -117,13 +133,12 @@ class Reader:
             # the finds set aside no longer count toward the size of this table's dice
             dice = weigh_sizes_again([die for die, _ in kept])
             kept = [(die, r) for die, (_, r) in zip(dice, kept, strict=True)]
-        out = []
-        for die, r in kept:
-            face = str(r.face) if die.clean else UNKNOWN
-            out.append(
-                DieReading(die.center[0], die.center[1], face, float(r.confidence), die.corners)
-            )
-        return out
+        return [_reading(die, r) for die, r in kept]
+
+
+def _reading(die: FoundDie, r: _Reading) -> DieReading:
+    face = str(r.face) if die.clean else UNKNOWN
+    return DieReading(die.center[0], die.center[1], face, float(r.confidence), die.corners)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,153 @@
+"""Finder candidates judged by the face model before any is chosen (motif mode).
+
+The learned finder alone keeps the peaks over its score threshold; on grid
+paper a small die's peak can fall under it among many grid squares that pass
+it. Here the finder's peaks are taken down to a lower score (at most
+``weak`` of those under its threshold and ``most`` in all, the strongest, so
+time stays bounded), every one is cut and read by the face model in one
+batch, and a candidate's not-a-die probability and its finder score decide
+together:
+
+- a peak at or over the finder's threshold stays unless the face model is sure
+  it is no die (its ``not_die_threshold``, as the reader has always dropped);
+- a weaker peak becomes a die when the face model is sure it is one (not-a-die
+  probability at most ``sure_die`` times that threshold); a doubtful one (over
+  the finder's ``low``) stays doubtful, read ``?``, below ``doubt`` times it;
+  the rest is dropped.
+
+Only then are two peaks of one die made one (a vouched-for weak peak less than
+an edge from a stronger find is that die's side) and the finder's size rule
+weighed, over what remains: the phantoms no longer set the table's die size,
+and a vouched-for weak peak must be of that size.
+The face model's readings of the kept crops are the reading: one batch a frame,
+with a profile too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from companion.vision.crop import cut_faces
+from companion.vision.detect_net import (
+    INPUT_LONG,
+    Candidate,
+    NetSettings,
+    load_session,
+    one_per_die,
+    peaks,
+    second_look,
+    select_indexed,
+)
+from companion.vision.found import FoundDie
+
+F32 = npt.NDArray[np.float32]
+ImageBGR = npt.NDArray[np.uint8]
+
+
+class Judge(Protocol):
+    """What judging needs of the face model (classify.FaceClassifier with a not-a-die class)."""
+
+    @property
+    def not_die_threshold(self) -> float: ...
+    def classify(self, crops: npt.NDArray[np.uint8]) -> list[Any]:
+        """Readings with ``not_die_p``, the probability that the crop holds no die."""
+        ...
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """Chosen on our validation renders and the real development photos (docs/vision.md)."""
+
+    floor: float = 0.15  # finder score down to which peaks are judged
+    # Peaks under the finder's threshold judged a frame, at most: the strongest. Every peak
+    # over it is judged (the finder's own choice, which the reader judged before too), up to
+    # `most` peaks a frame in all, so the time a frame takes stays bounded.
+    weak: int = 64
+    most: int = 128
+    # A peak under the finder's threshold is a sure die at a not-a-die probability of at most
+    # sure_die x the model's not_die_threshold (read from its metadata, so a recalibrated
+    # model moves this limit with it); a doubtful one (over the finder's `low`) stays, read
+    # '?', below doubt x that threshold.
+    sure_die: float = 0.05
+    doubt: float = 0.5
+
+
+def find_and_read(
+    image_bgr: ImageBGR,
+    judge: Judge,
+    cfg: JudgeSettings | None = None,
+    net: NetSettings | None = None,
+    session: Any = None,
+    threads: int = 2,
+) -> list[tuple[FoundDie, Any]]:
+    """Every die of a BGR frame with the face model's reading of it."""
+    cfg = cfg or JudgeSettings()
+    net = net or NetSettings()
+    sess = session if session is not None else load_session(threads=threads)
+    h, w = image_bgr.shape[:2]
+    floor = min(cfg.floor, net.low)
+    all_peaks = peaks(sess, image_bgr, INPUT_LONG, floor, cfg.most, net.min_edge)
+    big = [c for c in all_peaks if c.edge >= net.min_edge]
+    cands = [c for c in big if c.score >= net.threshold]
+    cands += [c for c in big if c.score < net.threshold][: cfg.weak]  # still strongest first
+    if not cands:
+        return []
+    crops = cut_faces(image_bgr, [c.corners for c in cands])
+    # one batch: with a profile too, its reading of every candidate is the one reported
+    readings = judge.classify(crops)
+    not_die = np.array([r.not_die_p for r in readings], np.float32)
+    kept = decide([c.score for c in cands], not_die, judge.not_die_threshold, cfg, net)
+    # the peaks that remain, strongest first, one per die
+    chosen = one_per_die(
+        [cands[i] if not sure else replace(cands[i], judged=True) for i, sure in kept]
+    )
+    chosen = [c for k, c in enumerate(chosen) if not (c.judged and _beside(c, chosen[:k]))]
+    # a candidate's reading by its corners, which replace() carries along unchanged
+    index = {id(c.corners): i for i, c in enumerate(cands)}
+    chosen = [
+        replace(c, second=second_look(sess, image_bgr, c, net.look_px))
+        if not c.judged and c.score < net.threshold
+        else c
+        for c in chosen
+    ]
+    found = select_indexed(chosen, w, h, net)
+    if not found:
+        return []
+    return [(d, readings[index[id(chosen[k].corners)]]) for k, d in found]
+
+
+def decide(
+    scores: list[float],
+    not_die: F32,
+    not_die_threshold: float,
+    cfg: JudgeSettings,
+    net: NetSettings,
+) -> list[tuple[int, bool]]:
+    """(index, judged a sure die) of the peaks that stay, in their order."""
+    out = []
+    for i, (s, p) in enumerate(zip(scores, not_die.tolist(), strict=True)):
+        if p >= not_die_threshold:
+            continue  # sure it is no die, whatever the finder's score
+        if s >= net.threshold:
+            out.append((i, False))
+        elif p <= cfg.sure_die * not_die_threshold:
+            out.append((i, True))
+        elif s >= net.low and p < cfg.doubt * not_die_threshold:
+            out.append((i, False))
+    return out
+
+
+# Top faces of dice side by side are an edge apart at least (a little less in perspective);
+# a weak peak closer to a stronger find is that die's side, which the face model sees as
+# a die face too.
+BESIDE = 0.85
+
+
+def _beside(c: Candidate, stronger: list[Candidate]) -> bool:
+    return any(
+        float(np.hypot(c.x - k.x, c.y - k.y)) < BESIDE * max(c.edge, k.edge) for k in stronger
+    )

@@ -1,0 +1,269 @@
+"""Finder candidates judged by the face model before they are chosen (judged.py).
+
+A fake finder session gives heatmap peaks where a test puts them; a fake face model
+reads a crop's colour: red is a die, blue no die, anything else it cannot tell.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from companion.vision.classify import FaceReading
+from companion.vision.detect_net import STRIDE, NetSettings, find_dice_net
+from companion.vision.judged import JudgeSettings, decide, find_and_read
+from companion.vision.read import Reader
+
+F32 = npt.NDArray[np.float32]
+W, H = 1280, 960
+SCALE = 512 / W  # the finder's input is the frame shrunk to 512 pixels across
+
+
+@dataclass
+class _Input:
+    name: str = "image"
+
+
+@dataclass
+class FakeFinder:
+    """Peaks (x, y, edge, score) in frame pixels, as the learned finder's maps would give them."""
+
+    peaks: list[tuple[float, float, float, float]]
+
+    def get_inputs(self) -> list[_Input]:
+        return [_Input()]
+
+    def run(self, _names: Any, feeds: dict[str, F32]) -> list[F32]:
+        _, _, h, w = feeds["image"].shape
+        maps = np.zeros((1, 14, h // STRIDE, w // STRIDE), np.float32)
+        maps[0, 4] = 1.0  # cos 4t: no rotation
+        for x, y, edge, score in self.peaks:
+            ix, iy = int(x * SCALE / STRIDE), int(y * SCALE / STRIDE)
+            maps[0, 0, iy, ix] = score
+            maps[0, 1, iy, ix] = x * SCALE / STRIDE - ix
+            maps[0, 2, iy, ix] = y * SCALE / STRIDE - iy
+            maps[0, 3, iy, ix] = np.log(edge * SCALE)
+        if (h, w) != (384, 512):  # a second look: nothing there
+            maps[:] = 0.0
+        return [maps]
+
+
+@dataclass
+class FakeJudge:
+    """Red crops are dice (not a die 0.0), blue ones are not (0.99), others 0.3."""
+
+    not_die_threshold: float = 0.8
+    batches: list[int] = field(default_factory=list)
+
+    def classify(self, crops: npt.NDArray[np.uint8]) -> list[Any]:
+        self.batches.append(len(crops))
+        centre = crops[:, 24:40, 24:40].reshape(len(crops), -1, 3).mean(axis=1)
+        p = np.where(centre[:, 2] > 128, 0.0, np.where(centre[:, 0] > 128, 0.99, 0.3))
+        return [FaceReading("I", 1.0 - float(q), "I", bool(q >= 0.8), float(q)) for q in p]
+
+    knows_non_dice = True
+
+
+def _frame(*squares: tuple[float, float, float, tuple[int, int, int]]) -> npt.NDArray[np.uint8]:
+    image = np.full((H, W, 3), 90, np.uint8)
+    for x, y, edge, colour in squares:
+        h = int(edge / 2)
+        image[int(y) - h : int(y) + h, int(x) - h : int(x) + h] = colour
+    return image
+
+
+RED, BLUE = (0, 0, 255), (255, 0, 0)
+# four dice of 50 px found well, and grid squares of 100 px the finder is sure of
+DICE = [(200.0 + 150 * i, 700.0, 50.0) for i in range(4)]
+GRID = [(150.0 + 110 * i, 200.0, 100.0) for i in range(8)]
+SMALL = (900.0, 700.0, 50.0)  # a die the finder scores under its threshold
+
+
+def _scene(small_score: float) -> tuple[FakeFinder, npt.NDArray[np.uint8]]:
+    finder = FakeFinder(
+        [(x, y, e, 0.9) for x, y, e in DICE]
+        + [(x, y, e, 0.8) for x, y, e in GRID]
+        + [(*SMALL, small_score)]
+    )
+    image = _frame(*[(*d, RED) for d in [*DICE, SMALL]], *[(*g, BLUE) for g in GRID])
+    return finder, image
+
+
+def test_a_weak_die_the_face_model_is_sure_of_is_found_only_when_judged() -> None:
+    finder, image = _scene(0.25)
+    old = find_dice_net(image, session=finder)
+    assert not any(abs(d.center[0] - SMALL[0]) < 5 for d in old)
+    got = find_and_read(image, FakeJudge(), session=finder)
+    xs = sorted(d.center[0] for d, _ in got)
+    want = sorted(x for x, _, _ in [*DICE, SMALL])
+    assert len(xs) == len(want) and np.allclose(xs, want, atol=2)  # every die, no grid square
+    assert all(d.clean for d, _ in got)  # and once the squares are gone, none is the wrong size
+
+
+def test_without_judging_the_squares_set_the_size_and_the_dice_read_doubtful() -> None:
+    finder, image = _scene(0.25)
+    old = find_dice_net(image, session=finder)
+    assert sum(abs(d.edge - 100) < 2 for d in old) == len(GRID)
+    assert all(not d.clean for d in old if abs(d.edge - 50) < 2)
+
+
+def test_phantoms_among_many_squares_stay_dropped_even_when_weak() -> None:
+    finder = FakeFinder([(x, y, e, 0.3) for x, y, e in GRID] + [(x, y, e, 0.9) for x, y, e in GRID])
+    image = _frame(*[(*g, BLUE) for g in GRID])
+    assert find_and_read(image, FakeJudge(), session=finder) == []
+
+
+def test_a_weak_peak_the_face_model_cannot_vouch_for_is_dropped() -> None:
+    finder = FakeFinder([(x, y, e, 0.9) for x, y, e in DICE] + [(*SMALL, 0.25)])
+    grey = (*SMALL, (90, 200, 90))
+    image = _frame(*[(*d, RED) for d in DICE], grey)
+    got = find_and_read(image, FakeJudge(), session=finder)
+    assert len(got) == len(DICE)
+
+
+def test_candidates_are_bounded() -> None:
+    # 12 x 9 grid squares, all peaks: only the strongest weak ones, and at most `most` in all
+    grid = [(80.0 + 100 * i, 80.0 + 100 * j, 60.0) for i in range(12) for j in range(9)]
+    finder = FakeFinder([(x, y, e, 0.2 + 0.001 * k) for k, (x, y, e) in enumerate(grid)])
+    image = _frame(*[(*g, RED) for g in grid])
+    judge = FakeJudge()
+    find_and_read(image, judge, JudgeSettings(weak=20), None, finder)
+    assert judge.batches == [20]
+    strong = FakeFinder([(x, y, e, 0.5 + 0.001 * k) for k, (x, y, e) in enumerate(grid)])
+    find_and_read(image, judge, JudgeSettings(weak=20, most=50), None, strong)
+    assert judge.batches == [20, 50]
+    # weak peaks never crowd out the finder's own choice
+    mixed = FakeFinder([(x, y, e, 0.3 if k % 2 else 0.9) for k, (x, y, e) in enumerate(grid)])
+    got = find_and_read(image, judge, JudgeSettings(weak=5), None, mixed)
+    assert judge.batches[-1] == 54 + 5 and len(got) == 59
+
+
+@pytest.mark.parametrize(
+    ("score", "not_die", "kept"),
+    [
+        (0.9, 0.79, None),  # strong, but sure it is no die
+        (0.9, 0.5, False),  # strong and not sure: stays
+        (0.3, 0.03, True),  # weak, sure it is a die: becomes a sure die
+        (0.3, 0.05, None),  # weak, not sure enough
+        (0.45, 0.5, False),  # doubtful peak, not sure either way: stays doubtful
+        (0.45, 0.02, True),
+        (0.45, 0.8, None),
+        (0.35, 0.5, None),  # under the finder's low and not sure it is a die
+    ],
+)
+def test_score_and_not_a_die_decide_together(
+    score: float, not_die: float, kept: bool | None
+) -> None:
+    """kept: None dropped, False kept as the finder scored it, True kept as a sure die."""
+    cfg = JudgeSettings(sure_die=0.05, doubt=1.0)
+    got = decide([score], np.array([not_die], np.float32), 0.78, cfg, NetSettings())
+    assert got == ([] if kept is None else [(0, kept)])
+
+
+def test_a_doubtful_peak_needs_less_doubt_about_being_a_die_when_told() -> None:
+    p = np.array([0.3], np.float32)
+    assert decide([0.45], p, 0.78, JudgeSettings(doubt=1.0), NetSettings()) == [(0, False)]
+    assert decide([0.45], p, 0.78, JudgeSettings(doubt=0.25), NetSettings()) == []
+
+
+def test_the_limit_for_a_sure_die_follows_the_models_threshold() -> None:
+    cfg, net = JudgeSettings(sure_die=0.05), NetSettings()
+    p = np.array([0.045], np.float32)
+    assert decide([0.3], p, 0.95, cfg, net) == [(0, True)]
+    assert decide([0.3], p, 0.6, cfg, net) == []
+
+
+class _Pips:
+    """A pip reader: no not-a-die class."""
+
+    def read(self, image: Any, corners: list[Any]) -> list[Any]:
+        return [FaceReading("I", 0.99, "I") for _ in corners]
+
+    def classify(self, crops: Any) -> list[Any]:
+        return self.read(None, list(crops))
+
+
+def test_d6_keeps_the_finders_own_path() -> None:
+    finder, image = _scene(0.25)
+    reader = Reader(
+        _Pips(), finder=lambda im: find_dice_net(im, session=finder), judge=JudgeSettings()
+    )
+    assert reader.judge is None
+    got = reader.read(image)
+    assert len(got) == len(find_dice_net(image, session=finder))
+
+
+@pytest.fixture(scope="module")
+def grid_frame() -> Any:
+    from companion.synth import VALIDATION, render_frame
+
+    # small dice (32-60 px) on printed squares, validation styles: a development frame where
+    # the finder scores four dice under its threshold
+    return render_frame(
+        71_010, size=(1280, 960), styles=VALIDATION, surface_kind="squares", edge_range=(32, 60)
+    )
+
+
+def _read(frame: Any, judged: bool) -> tuple[int, int, int]:
+    """(true dice read with their motif, true dice found, finds given a motif matching none)."""
+    from companion.evaluation.scoring import match_points
+
+    reader = Reader.load()
+    if not judged:
+        reader.judge = None
+    got = reader.read(frame.image)
+    pairs = match_points([(d.x, d.y) for d in got], [d.corners for d in frame.dice])
+    right = sum(got[i].face == frame.dice[j].face for i, j in pairs)
+    matched = {i for i, _ in pairs}
+    silent_phantoms = sum(d.face != "?" for i, d in enumerate(got) if i not in matched)
+    return right, len(pairs), silent_phantoms
+
+
+@pytest.mark.slow
+def test_small_dice_among_grid_squares_are_found_only_when_judged(grid_frame: Any) -> None:
+    right_before, found_before, _ = _read(grid_frame, judged=False)
+    right, found, silent = _read(grid_frame, judged=True)
+    assert found >= found_before + 3
+    assert right >= right_before + 3
+    assert silent == 0
+
+
+def test_a_vouched_for_peak_beside_a_die_is_its_side() -> None:
+    # a weak peak 0.82 edge from a found die (their faces share 18%): the face model sees a
+    # die face there, its side
+    side = (DICE[0][0] + 41.0, DICE[0][1], 50.0)
+    finder = FakeFinder([(x, y, e, 0.9) for x, y, e in DICE] + [(*side, 0.3)])
+    image = _frame(*[(*d, RED) for d in DICE])
+    image[675:725, 225:266] = RED  # the side shows red as well
+    assert len(find_and_read(image, FakeJudge(), session=finder)) == len(DICE)
+
+
+def test_a_vouched_for_peak_of_another_size_than_the_tables_dice_is_dropped() -> None:
+    odd = (900.0, 700.0, 30.0)  # 0.6x the table's dice: a key, a button
+    finder = FakeFinder([(x, y, e, 0.9) for x, y, e in DICE] + [(*odd, 0.3)])
+    image = _frame(*[(*d, RED) for d in [*DICE, odd]])
+    assert len(find_and_read(image, FakeJudge(), session=finder)) == len(DICE)
+
+
+def test_only_the_learned_finder_with_a_model_that_knows_non_dice_is_judged() -> None:
+    reader = Reader.load()
+    assert getattr(reader.classifier, "knows_non_dice", False)
+    assert reader.judge == JudgeSettings()
+    assert Reader.load(finder="classic").judge is None
+    assert Reader.load(finder="both").judge is None
+
+
+def test_peaks_far_smaller_than_a_die_never_count_toward_the_bound() -> None:
+    # 96 grid crossings of 10 px, stronger than the dice, and the four dice
+    tiny = [(60.0 + 40 * i, 60.0 + 40 * j, 10.0) for i in range(12) for j in range(8)]
+    finder = FakeFinder(
+        [(x, y, e, 0.95) for x, y, e in tiny] + [(x, y, e, 0.9) for x, y, e in DICE]
+    )
+    image = _frame(*[(*d, RED) for d in DICE])
+    judge = FakeJudge()
+    got = find_and_read(image, judge, JudgeSettings(most=8), None, finder)
+    assert judge.batches == [len(DICE)] and len(got) == len(DICE)
