@@ -274,9 +274,10 @@ def train(args: argparse.Namespace) -> None:
         workers=args.workers,
         background=1,
     )
+    render_seconds = time.time() - t0
     print(
         f"data: {len(tr.labels)} train crops, {len(va.labels)} validation crops, "
-        f"{time.time() - t0:.0f} s",
+        f"{render_seconds:.0f} s",
         flush=True,
     )
     print(
@@ -339,6 +340,7 @@ def train(args: argparse.Namespace) -> None:
     done = 0
     epoch = 0
     last_save = time.time()
+    family_accuracy: list[float] = []
     while done < steps:
         model.train()
         if args.init:
@@ -371,6 +373,7 @@ def train(args: argparse.Namespace) -> None:
                 [model(xva[i : i + 512])[0].argmax(1) for i in range(0, len(yva), 512)]
             )
         acc = float((pred == yva).float().mean())
+        family_accuracy.append(round(acc, 4))
         die = yva != NOT_DIE
         dropped = float((pred[die] == NOT_DIE).float().mean())
         caught = (
@@ -388,15 +391,7 @@ def train(args: argparse.Namespace) -> None:
         )  # a model exists whatever happens next
     export(model, Path(args.out))
     train_seconds = round(time.time() - t0)
-    if args.no_calibrate:
-        return
-    # Temperature and thresholds come from the validation styles.
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from calibrate_faces import calibrate
-
-    report = calibrate(Path(args.out), quick=args.quick)
-    Path(args.out).with_suffix(".calibration.json").write_text(json.dumps(report, indent=1) + "\n")
-    info = {
+    info: dict[str, object] = {
         "seed": args.seed,
         "train_frames": args.train_frames,
         "big_frames": args.big_frames,
@@ -405,7 +400,6 @@ def train(args: argparse.Namespace) -> None:
         "val_crops": len(yva),
         "epochs": args.epochs,
         "train_seconds": train_seconds,
-        "calibration_seconds": report["seconds"],
         "torch": torch.__version__,
         "train_styles": len(TRAIN),
         "family_frames": args.family_frames,
@@ -418,7 +412,20 @@ def train(args: argparse.Namespace) -> None:
         "rotation_weight": ROTATION_WEIGHT,
         "pip_frames": args.pip_frames,
         "init": args.init,
+        "render_seconds": round(render_seconds),
+        "validation_family_accuracy_per_epoch": family_accuracy,
     }
+    if not args.no_calibrate:
+        # Temperature and thresholds come from the validation styles.
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from calibrate_faces import calibrate
+
+        report = calibrate(Path(args.out), quick=args.quick)
+        Path(args.out).with_suffix(".calibration.json").write_text(
+            json.dumps(report, indent=1) + "\n"
+        )
+        info["calibration_seconds"] = report["seconds"]
+    # Written with or without calibration: a run's recipe and figures are never lost.
     Path(args.out).with_suffix(".train.json").write_text(json.dumps(info, indent=1))
     print(json.dumps(info), flush=True)
 

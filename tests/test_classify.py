@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -159,7 +160,8 @@ def test_read_cuts_and_classifies_a_frame(clf: FaceClassifier) -> None:
 
 
 @pytest.mark.slow
-def test_training_script_builds_a_loadable_model(tmp_path: Path) -> None:
+@pytest.mark.parametrize("calibrate", [True, False])
+def test_training_script_builds_a_loadable_model(tmp_path: Path, calibrate: bool) -> None:
     pytest.importorskip("torch")
     pytest.importorskip("onnx")
     import subprocess
@@ -178,13 +180,20 @@ def test_training_script_builds_a_loadable_model(tmp_path: Path) -> None:
             "1",
             "--out",
             str(out),
+            *([] if calibrate else ["--no-calibrate"]),
         ],
         check=True,
         capture_output=True,
         timeout=900,
     )
-    tiny = FaceClassifier(out)
-    assert len(tiny.classify(np.zeros((2, 64, 64, 3), np.uint8))) == 2
-    assert (tmp_path / "tiny.train.json").is_file() and (
-        tmp_path / "tiny.calibration.json"
-    ).is_file()
+    if calibrate:
+        tiny = FaceClassifier(out)
+        assert len(tiny.classify(np.zeros((2, 64, 64, 3), np.uint8))) == 2
+    else:  # not loadable before models/calibrate_faces.py writes its metadata
+        with pytest.raises(ModelError, match="lacks its calibration"):
+            FaceClassifier(out)
+    # The run's recipe is written whether it calibrates or not.
+    info = json.loads((tmp_path / "tiny.train.json").read_text())
+    assert info["epochs"] == 1 and len(info["validation_family_accuracy_per_epoch"]) == 1
+    assert (tmp_path / "tiny.calibration.json").is_file() == calibrate
+    assert ("calibration_seconds" in info) == calibrate

@@ -209,7 +209,37 @@ def tentacle_mask(
     rng: np.random.Generator,
     old_path: Callable[[str, np.random.Generator], tuple[F64, F64]],
 ) -> Mask:
-    """`count` tentacles of a drawing (old or new), in an arrangement (old or new)."""
+    """`count` tentacles of a drawing (old or new), in an arrangement (old or new).
+
+    The count must stay readable: arms drawn so that one hides most of another
+    (two arms on one line read as one to anyone) are drawn again, up to
+    COUNTABLE_TRIES times, keeping the most countable drawing.
+    """
+    best: tuple[float, Mask] | None = None
+    for _ in range(COUNTABLE_TRIES):
+        shown, mask = _tentacles_once(size, count, kind, arrangement, rng, old_path)
+        if best is None or shown > best[0]:
+            best = (shown, mask)
+        if shown >= OWN_INK:
+            break
+    assert best is not None
+    return best[1]
+
+
+# Each arm keeps at least this share of its ink clear of the other arms.
+OWN_INK = 0.65
+COUNTABLE_TRIES = 30
+
+
+def _tentacles_once(
+    size: int,
+    count: int,
+    kind: str,
+    arrangement: str,
+    rng: np.random.Generator,
+    old_path: Callable[[str, np.random.Generator], tuple[F64, F64]],
+) -> tuple[float, Mask]:
+    """One drawing of the arms, and the least share of its own ink any arm keeps in view."""
     paths, widths = [], []
     for _ in range(count):
         pts, w = old_path(kind, rng) if kind not in NEW_TENTACLES else _path(kind, rng)
@@ -233,9 +263,27 @@ def tentacle_mask(
     mid = (lo + hi) / 2
     off = np.array([size / 2 - mid[0] * scale, size / 2 - mid[1] * scale])
     canvas = np.zeros((size, size), np.uint8)
+    arms = []
     for p, w in zip(placed, widths, strict=True):
         _draw_tentacle(canvas, p * scale + off, w * scale * 0.62, kind)
-    return canvas.astype(np.float32) / 255.0
+        arm = np.zeros((size, size), np.uint8)
+        _draw_tentacle(arm, p * scale + off, w * scale * 0.62, kind)
+        arms.append(arm > 127)
+    return _least_own_ink(arms), canvas.astype(np.float32) / 255.0
+
+
+def _least_own_ink(arms: list[npt.NDArray[np.bool_]]) -> float:
+    """The smallest share of an arm's ink that no other arm covers or touches (1 pixel)."""
+    if len(arms) < 2:
+        return 1.0
+    near = [cv2.dilate(a.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0 for a in arms]
+    least = 1.0
+    for i, arm in enumerate(arms):
+        others = np.logical_or.reduce([n for j, n in enumerate(near) if j != i])
+        ink = int(arm.sum())
+        if ink:
+            least = min(least, float((arm & ~others).sum()) / ink)
+    return least
 
 
 # ---------------------------------------------------------------- Elder Signs
