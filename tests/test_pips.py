@@ -365,3 +365,12 @@ def test_shipped_model_reads_the_development_photos(pips: PipClassifier) -> None
     assert t.total("right") / found >= DEV_RIGHT_FLOOR, t.per_value
     for v, c in t.per_value.items():  # no value is left mostly to `?`
         assert c["right"] / max(c["right"] + c["?"] + c["wrong"], 1) >= DEV_VALUE_FLOOR, (v, c)
+
+
+def test_bench_refuses_a_bad_size_in_one_sentence(capsys: pytest.CaptureFixture[str]) -> None:
+    from benchmarks import bench_pips
+
+    for bad in ("12", "axb", "10x10", "9000x480"):
+        assert bench_pips.main(["--split", "none", "--size", bad]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.count("\n") == 0 and "--size" in err
