@@ -283,8 +283,9 @@ def train(args: argparse.Namespace) -> None:
     )
     info = {
         "seed": args.seed,
-        "train_frames": args.train_frames,
-        "val_frames": args.val_frames,
+        # frames that gave crops (with caches, not --train-frames)
+        "train_frames": int(len(np.unique(tr.frames))),
+        "val_frames": int(len(np.unique(va.frames))),
         "train_crops": len(ytr),
         "train_found": int((tr.kinds == FOUND).sum()),
         "epochs": args.epochs,
