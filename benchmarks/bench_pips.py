@@ -2,6 +2,7 @@
 
     python benchmarks/bench_pips.py [--split development|kept-aside|both] [--finder net]
                                     [--failures DIR] [--list] [--limit N] [--rendered N]
+                                    [--size 1280x960] [--model PATH]
 
 The photos were never trained on (the pip model learns from renderings
 only). Photos whose number N (`dice_N.jpg`, `two_N.jpg`, ...) is divisible
@@ -105,6 +106,7 @@ class Tally:
     read_ms: list[float] = field(default_factory=list)
     finder_ms: list[float] = field(default_factory=list)
     failures: list[tuple[str, int, str, float, float]] = field(default_factory=list)
+    size: str = "640x480"
 
     def total(self, key: str) -> int:
         return sum(c[key] for c in self.per_value.values())
@@ -240,21 +242,21 @@ def report(name: str, t: Tally) -> str:
         p95 = float(np.percentile(t.read_ms, 95))
         lines.append(
             f"  read {statistics.median(t.read_ms):.1f} ms median, {p95:.1f} ms p95 "
-            f"(finder {statistics.median(t.finder_ms):.1f} ms median), 640x480, loading and "
+            f"(finder {statistics.median(t.finder_ms):.1f} ms median), {t.size}, loading and "
             "decoding excluded"
         )
     return "\n".join(lines)
 
 
-def score_rendered(reader: Reader, seeds: range) -> Tally:
+def score_rendered(reader: Reader, seeds: range, size: tuple[int, int] = (640, 480)) -> Tally:
     """The same figures on rendered frames of the PIP_HELD_OUT sets (never trained on nor calibrated
-    on)."""
+    on), of the given size."""
     from companion.synth.pip_frame import render_pip_frame
     from companion.synth.pips import PIP_HELD_OUT
 
-    t = Tally()
+    t = Tally(size=f"{size[0]}x{size[1]}")
     for seed in seeds:
-        frame = render_pip_frame(seed, styles=PIP_HELD_OUT, n_dice=1 + seed % 8)
+        frame = render_pip_frame(seed, styles=PIP_HELD_OUT, n_dice=1 + seed % 8, size=size)
         start = time.perf_counter()
         found = reader.finder(frame.image)
         mid = time.perf_counter()
@@ -316,7 +318,21 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N",
         help="also N rendered 640x480 frames of the held-out pip sets (seeds 80000...)",
     )
+    ap.add_argument(
+        "--size",
+        default="640x480",
+        help="WxH of the rendered frames (1280x960 times a read at the camera's size)",
+    )
     args = ap.parse_args(argv)
+    try:
+        size = tuple(int(v) for v in args.size.lower().split("x"))
+        if len(size) != 2 or min(size) < 64 or max(size) > 4096:
+            raise ValueError
+    except ValueError:
+        print(
+            f"bench_pips: --size must be WxH, 64 to 4096 each, not {args.size!r}", file=sys.stderr
+        )
+        return 2
     if not REAL.is_dir():
         print(f"bench_pips: no real photos at {REAL} (set REAL_DICE)", file=sys.stderr)
         return 2
@@ -343,8 +359,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.rendered:
         print(
             report(
-                f"rendered held-out sets, {args.rendered} frames",
-                score_rendered(reader, range(80_000, 80_000 + args.rendered)),
+                f"rendered held-out sets, {args.rendered} frames {size[0]}x{size[1]}",
+                score_rendered(reader, range(80_000, 80_000 + args.rendered), (size[0], size[1])),
             )
         )
     print(f"machine: {describe()}")

@@ -5,6 +5,9 @@ extra). Runtime code never imports torch: it reads the ONNX file.
 
     python models/train_pips.py --seed 1 --threads 1        # the shipped model
     python models/train_pips.py --quick --out /tmp/p.onnx   # a smoke run
+    python models/train_pips.py --seed 2 --cache new.npz --render-only  # render crops only
+    python models/train_pips.py --cache old.npz --cache new.npz --init models/pips.onnx \
+        --budget 2700                                       # fine-tune within 45 minutes
 
 Learns from RENDERED dice only (companion/synth/pips.py, PIP_TRAIN sets):
 never from photos. The temperature and the `?` threshold are chosen on
@@ -110,21 +113,34 @@ def _chunked(
     )
 
 
+def _load(path: Path) -> tuple[PipCropSet, PipCropSet]:
+    z = np.load(path)
+    return (
+        PipCropSet(z["xi"], z["xl"], z["xk"], z["xf"]),
+        PipCropSet(z["vi"], z["vl"], z["vk"], z["vf"]),
+    )
+
+
+def _join(parts: list[PipCropSet]) -> PipCropSet:
+    fields = ("images", "labels", "kinds", "frames")
+    return PipCropSet(*(np.concatenate([getattr(p, f) for p in parts]) for f in fields))
+
+
 def crops(args: argparse.Namespace, rng: np.random.Generator) -> tuple[PipCropSet, PipCropSet]:
-    cache = Path(args.cache) if args.cache else None
-    if cache is not None and cache.is_file():
-        z = np.load(cache)
-        return (
-            PipCropSet(z["xi"], z["xl"], z["xk"], z["xf"]),
-            PipCropSet(z["vi"], z["vl"], z["vk"], z["vf"]),
-        )
+    """Every --cache file that exists is read; the first that does not is rendered from
+    this seed and written; with no missing file nothing is rendered."""
+    caches = [Path(c) for c in args.cache or []]
+    loaded = [_load(c) for c in caches if c.is_file()]
+    missing = [c for c in caches if not c.is_file()]
+    if loaded and not missing:
+        return _join([t for t, _ in loaded]), _join([v for _, v in loaded])
     train_seeds = rng.integers(0, 2**31, args.train_frames)
     val_seeds = rng.integers(0, 2**31, args.val_frames)
     tr = _chunked(train_seeds, PIP_TRAIN, True, args.workers, "training frames")
     va = _chunked(val_seeds, PIP_VALIDATION, False, args.workers, "validation frames")
-    if cache is not None:
+    if missing:
         np.savez(
-            cache,
+            missing[0],
             xi=tr.images,
             xl=tr.labels,
             xk=tr.kinds,
@@ -134,7 +150,48 @@ def crops(args: argparse.Namespace, rng: np.random.Generator) -> tuple[PipCropSe
             vk=va.kinds,
             vf=va.frames,
         )
-    return tr, va
+    return _join([tr] + [t for t, _ in loaded]), _join([va] + [v for _, v in loaded])
+
+
+def from_onnx(path: Path) -> PipNet:
+    """A PipNet holding an exported model's weights, to fine-tune it.
+
+    The export folded each BatchNorm into its convolution: the conv takes the folded
+    weight, and its BatchNorm becomes the identity plus the folded bias (running mean 0,
+    variance 1 - eps). Fine-tuning keeps these BatchNorms in eval mode (frozen statistics),
+    so the network starts exactly as exported.
+    """
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    inits = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    conv_nodes = [n for n in graph.node if n.op_type == "Conv"]
+    gemm_nodes = [n for n in graph.node if n.op_type == "Gemm"]
+    model = PipNet()
+    convs = [m for m in model.features.modules() if isinstance(m, nn.Conv2d)]
+    bns = [m for m in model.features.modules() if isinstance(m, nn.BatchNorm2d)]
+    lins = [m for m in model.head if isinstance(m, nn.Linear)]
+    if len(conv_nodes) != len(convs) or len(gemm_nodes) != len(lins):
+        raise ValueError(f"{path} is not a PipNet with its BatchNorms folded")
+    with torch.no_grad():
+        for c, b, node in zip(convs, bns, conv_nodes, strict=True):
+            c.weight.copy_(torch.from_numpy(inits[node.input[1]].copy()))
+            b.weight.fill_(1.0)
+            b.bias.copy_(torch.from_numpy(inits[node.input[2]].copy()))
+            b.running_mean.zero_()
+            b.running_var.fill_(1.0 - b.eps)
+        for lin, node in zip(lins, gemm_nodes, strict=True):
+            trans_b = next((a.i for a in node.attribute if a.name == "transB"), 0)
+            w = inits[node.input[1]]
+            lin.weight.copy_(torch.from_numpy((w if trans_b else w.T).copy()))
+            lin.bias.copy_(torch.from_numpy(inits[node.input[2]].copy()))
+    return model
+
+
+def _freeze_batchnorm(model: PipNet) -> None:
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
 
 
 def predict(model: PipNet, images: np.ndarray) -> np.ndarray:
@@ -160,39 +217,58 @@ def train(args: argparse.Namespace) -> None:
         f"{len(va.labels)} validation crops, {render_s} s",
         flush=True,
     )
-    xtr = torch.from_numpy(tr.images.astype(np.float32))
+    if args.render_only:
+        return
+    xtr = torch.from_numpy(tr.images)  # uint8: a float copy of 30k crops is 1.5 GB
     ytr = torch.from_numpy(tr.labels)
-    model = PipNet()
+    model = from_onnx(Path(args.init)) if args.init else PipNet()
     steps = args.epochs * math.ceil(len(ytr) / args.batch)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(
-        opt, max_lr=args.lr, total_steps=steps, pct_start=0.15
-    )
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.02)
     gen = torch.Generator().manual_seed(args.seed)
+    t_train, step, stopped = time.time(), 0, False
     for epoch in range(args.epochs):
         model.train()
+        if args.init:
+            _freeze_batchnorm(model)
         order = torch.randperm(len(ytr), generator=gen)
-        total = 0.0
+        total, seen = 0.0, 0
         for i in range(0, len(order), args.batch):
+            # one cycle (15 % warm-up, cosine down) over the steps, or over the time
+            # budget when one is set: the run ends annealed however fast the machine is
+            done = (time.time() - t_train) / args.budget if args.budget else step / max(steps, 1)
+            if done >= 1.0:
+                stopped = True
+                break
+            warm = 0.15
+            frac = (
+                done / warm
+                if done < warm
+                else 0.5 * (1 + math.cos(math.pi * (done - warm) / (1 - warm)))
+            )
+            for g in opt.param_groups:
+                g["lr"] = args.lr * max(frac, 0.01)
             idx = order[i : i + args.batch]
-            loss = loss_fn(model(augment(xtr[idx], gen)), ytr[idx])
+            loss = loss_fn(model(augment(xtr[idx].float(), gen)), ytr[idx])
             opt.zero_grad()
             loss.backward()
             opt.step()
-            sched.step()
+            step += 1
             total += float(loss.detach()) * len(idx)
+            seen += len(idx)
         acc = (
             float((predict(model, va.images).mean(axis=0).argmax(1) == va.labels).mean())
             if len(va.labels)
             else 0.0
         )
         print(
-            f"epoch {epoch + 1}/{args.epochs}: loss {total / len(ytr):.4f}, validation-set "
-            f"accuracy {acc:.4f}, "
-            f"{time.time() - t0:.0f} s",
+            f"epoch {epoch + 1}/{args.epochs}: loss {total / max(seen, 1):.4f} over {seen} "
+            f"crops, validation-set accuracy {acc:.4f}, {time.time() - t0:.0f} s",
             flush=True,
         )
+        torch.save(model.state_dict(), Path(args.out).with_suffix(".pt"))  # a checkpoint
+        if stopped:
+            break
     report = calibrate(predict(model, va.images), va.labels)
     temp, thr = report["temperature"], report["threshold"]
     export(
@@ -207,11 +283,17 @@ def train(args: argparse.Namespace) -> None:
     )
     info = {
         "seed": args.seed,
-        "train_frames": args.train_frames,
-        "val_frames": args.val_frames,
+        # frames that gave crops (with caches, not --train-frames)
+        "train_frames": int(len(np.unique(tr.frames))),
+        "val_frames": int(len(np.unique(va.frames))),
         "train_crops": len(ytr),
         "train_found": int((tr.kinds == FOUND).sum()),
         "epochs": args.epochs,
+        "steps": step,
+        "budget": args.budget,
+        "init": Path(args.init).name if args.init else None,
+        "caches": [Path(c).name for c in args.cache or []],
+        "lr": args.lr,
         "seconds": round(time.time() - t0),
         "render_seconds": render_s,
         "torch": torch.__version__,
@@ -259,7 +341,20 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument(
-        "--cache", default=None, help="npz file keeping the rendered crops between runs"
+        "--cache",
+        action="append",
+        help=(
+            "npz file keeping rendered crops between runs (repeatable: the files that exist "
+            "are read and joined, the first missing one is rendered from --seed)"
+        ),
+    )
+    ap.add_argument("--render-only", action="store_true", help="render the cache and stop")
+    ap.add_argument("--init", default=None, help="fine-tune this exported model (ONNX)")
+    ap.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        help="seconds of training: the learning rate anneals over this time, not over epochs",
     )
     ap.add_argument("--out", default=str(REPO / "models" / "pips.onnx"))
     ap.add_argument("--quick", action="store_true", help="a tiny run: 1 epoch on a few frames")

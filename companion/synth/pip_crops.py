@@ -22,6 +22,7 @@ from companion.vision.crop import CROP_SIZE
 from companion.vision.pips import cut_pip_faces, grow_corners
 
 FOUND, JITTERED = 0, 1
+LEAN_P, LEAN_MAX = 0.6, 0.45  # how often and how far a jittered cut leans toward the sides
 
 
 @dataclass
@@ -67,10 +68,13 @@ def _frame_crops(job: _Job) -> tuple[npt.NDArray[np.uint8], list[int], list[int]
         for die in frame.dice:
             # a finder often frames a tilted die's sides with its top: cut wider too,
             # and on real photos its box leans toward the sides in view, as far as
-            # a third of the way to the footprint's centre
+            # nearly half the way to the footprint's centre (the side face's pips then
+            # sit at the crop's edge, in line with a two's diagonal)
             c = grow_corners(die.corners, rng.uniform(1.0, 1.3))
-            if die.foot is not None and rng.random() < 0.5:
-                c = c + (die.foot.mean(axis=0) - die.corners.mean(axis=0)) * rng.uniform(0.0, 0.35)
+            if die.foot is not None and rng.random() < LEAN_P:
+                c = c + (die.foot.mean(axis=0) - die.corners.mean(axis=0)) * rng.uniform(
+                    0.0, LEAN_MAX
+                )
             corners.append(jitter_corners(c, rng, 2.0))
             labels.append(die.value - 1)
             kinds.append(JITTERED)

@@ -24,6 +24,14 @@ from companion.synth.table import place_clutter, surface
 
 F64 = npt.NDArray[np.float64]
 MAX_VIEW_DEG = 45.0
+# On STEEP_P of the frames the camera looks a little past the contract's 45 degrees, so
+# that the steepest views the reader must read (twos and threes with a side face's pips
+# in line with their diagonal) lie inside what it learnt, not at its edge.
+STEEP_P, STEEP_DEG = 0.25, 52.0
+# Development photos showed streaks up to about 0.4 of a die (a hand or camera moving
+# while the dice settle); earlier renders drew at most 0.25, on a quarter of the frames.
+STREAK_P = 0.4
+STREAK_DIE = (0.06, 0.45)
 
 
 @dataclass(frozen=True)
@@ -61,11 +69,18 @@ def render_pip_frame(
     # A die's view off vertical is the camera's tilt plus up to half the field
     # of view: keep it about MAX_VIEW_DEG at most, at the frame's middle.
     half_fov = math.degrees(math.atan(0.5 * math.hypot(w, h) / dist))
-    tilt = (
-        tilt_deg
-        if tilt_deg is not None
-        else (0.0 if rng.random() < 0.1 else rng.uniform(0, MAX_VIEW_DEG - 0.5 * half_fov))
-    )
+    if tilt_deg is not None:
+        tilt = tilt_deg
+    else:
+        pick = rng.random()
+        usual = MAX_VIEW_DEG - 0.5 * half_fov
+        tilt = (
+            0.0
+            if pick < 0.1
+            else rng.uniform(0.6 * usual, STEEP_DEG - 0.5 * half_fov)
+            if pick < 0.1 + STEEP_P
+            else rng.uniform(0, usual)
+        )
     cam = Camera(w, h, distance=dist, tilt_deg=tilt, tilt_dir=rng.uniform(0, 2 * math.pi))
     cap = math.sqrt(w * h / (5.0 * max(n, 1)))
     base = rng.uniform(edge_range[0], max(min(edge_range[1], cap), edge_range[0]))
@@ -132,7 +147,7 @@ def render_pip_frame(
         truths.append(
             PipTruth((float(center[0]), float(center[1])), top, value, st.name, e, bottom)
         )
-    if rng.random() < 0.25:
+    if rng.random() < STREAK_P:
         img = _motion_blur(img, rng, unit)
     return PipFrame(photograph(img, rng), truths)
 
@@ -147,14 +162,24 @@ def _pale(table: npt.NDArray[np.float32], rng: np.random.Generator) -> npt.NDArr
     return np.asarray(np.clip(out, 0, 255), np.float32)
 
 
+def streak_length(rng: np.random.Generator, unit: float) -> int:
+    """Pixels of a motion streak on dice of ``unit`` px: odd, at least 3 (photograph's own
+    blur is 3-7 px)."""
+    return max(3, int(round(unit * rng.uniform(*STREAK_DIE))) | 1)
+
+
 def _motion_blur(
     img: npt.NDArray[np.float32], rng: np.random.Generator, unit: float
 ) -> npt.NDArray[np.float32]:
-    """A hand-held or moving camera: a streak a few tenths of a die long (photograph's own is
-    3-7 px)."""
-    n = max(3, int(round(unit * rng.uniform(0.06, 0.25))) | 1)
+    """A hand-held or moving camera: a streak up to about 0.45 of a die long, its weight
+    uneven along it on half of the frames (a move that starts or stops during the exposure)."""
+    n = streak_length(rng, unit)
     kernel = np.zeros((n, n), np.float32)
-    kernel[n // 2, :] = 1.0
+    profile = np.ones(n, np.float32)
+    if rng.random() < 0.5:
+        ramp = np.linspace(0.0, 1.0, n, dtype=np.float32)
+        profile = 1.0 - rng.uniform(0.3, 0.8) * (ramp if rng.random() < 0.5 else ramp[::-1])
+    kernel[n // 2, :] = profile
     rot = cv2.getRotationMatrix2D((n / 2 - 0.5, n / 2 - 0.5), rng.uniform(0, 180), 1.0)
     kernel = np.asarray(cv2.warpAffine(kernel, rot, (n, n)), np.float32)
     return np.asarray(cv2.filter2D(img, -1, kernel / max(float(kernel.sum()), 1e-6)), np.float32)
