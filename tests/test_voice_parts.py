@@ -279,11 +279,12 @@ def test_a_lone_allowed_call_counts_as_the_widest_legal_margin_and_is_flagged() 
     assert rivalled[at : at + 2] == (-CLIP, 0.0)  # clipped like the other margins
 
 
-def test_the_templates_distance_is_clipped() -> None:
-    from companion.voice.recognizer import DTW_FAR, FEATURE_NAMES, Features
+def test_the_templates_lead_is_clipped() -> None:
+    from companion.voice.recognizer import DTW_CLIP, FEATURE_NAMES, Features
 
     call = parse_call("IÄÄ!")
-    far = FEATURE_NAMES.index("dtw_distance")
-    assert Features(call, 1.0, 0.0, 0.0, 0.1, 2).vector()[far] == DTW_FAR  # no template met
-    assert Features(call, 1.0, 0.0, 0.0, 0.1, 2, dtw_distance=4.5).vector()[far] == 4.5
-    assert Features(call, 1.0, 0.0, 0.0, 0.1, 2, dtw_distance=float("inf")).vector()[far] == DTW_FAR
+    lead = FEATURE_NAMES.index("dtw_lead")
+    assert Features(call, 1.0, 0.0, 0.0, 0.1, 2).vector()[lead] == 0.0  # no opinion
+    assert Features(call, 1.0, 0.0, 0.0, 0.1, 2, dtw_lead=-0.5).vector()[lead] == -0.5
+    assert Features(call, 1.0, 0.0, 0.0, 0.1, 2, dtw_lead=-9.0).vector()[lead] == -DTW_CLIP
+    assert Features(call, 1.0, 0.0, 0.0, 0.1, 2, dtw_lead=9.0).vector()[lead] == DTW_CLIP
