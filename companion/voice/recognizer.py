@@ -70,7 +70,7 @@ DEFAULT_THRESHOLD = 0.5
 #: the other voices' templates) tells talk from calls better, so 0.5 was
 #: placed lower (``bench_voice.TALK_SHARE`` 0.03, was 0.1): on the development
 #: sets 77.7 % right at 0.5 (was 75.1 %) with less talk heard (167 of 626,
-#: was 181); flite's voices, the least like any template, 54.9 % (was 50.6 %).
+#: was 181); of flite's calls, the least like any template, 53.7 % (was 50.6 %).
 WEIGHTS = (0.167, -0.402, 0.044, -3.305, 1.482, -1.467, 0.165, -1.784, -1.157)
 BIAS = 0.938
 #: The log-odds at which the confidence reaches HIGH_CONFIDENCE (0.8): just

@@ -7,8 +7,10 @@ of a call by dynamic time warping, and the nearest template's mean frame
 distance is that call's distance. The CMU model's phones do not enter: a
 right call lies nearer its templates (median 4.7 on the development sets,
 every voice measured against the other voices' templates) than a wrong call
-(5.3) or table talk heard as a call (5.4), so the recognizer takes the
-distance as a feature of its confidence.
+(5.3) or table talk heard as a call (5.4). The distance itself also grows
+for any voice unlike the templates, so the recognizer takes how much nearer
+the best call lies than any other call (its lead) as a feature of its
+confidence.
 """
 
 from __future__ import annotations
