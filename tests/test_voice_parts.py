@@ -275,5 +275,16 @@ def test_a_lone_allowed_call_counts_as_the_widest_legal_margin_and_is_flagged() 
     ).vector()
     assert len(lone) == len(FEATURE_NAMES) == len(rivalled)
     at = FEATURE_NAMES.index("legal_margin")
-    assert lone[at:] == (CLIP, 1.0)
-    assert rivalled[at:] == (-CLIP, 0.0)  # clipped like the other margins
+    assert lone[at : at + 2] == (CLIP, 1.0)
+    assert rivalled[at : at + 2] == (-CLIP, 0.0)  # clipped like the other margins
+
+
+def test_the_templates_lead_is_clipped() -> None:
+    from companion.voice.recognizer import DTW_CLIP, FEATURE_NAMES, Features
+
+    call = parse_call("IÄÄ!")
+    lead = FEATURE_NAMES.index("dtw_lead")
+    assert Features(call, 1.0, 0.0, 0.0, 0.1, 2).vector()[lead] == 0.0  # no opinion
+    assert Features(call, 1.0, 0.0, 0.0, 0.1, 2, dtw_lead=-0.5).vector()[lead] == -0.5
+    assert Features(call, 1.0, 0.0, 0.0, 0.1, 2, dtw_lead=-9.0).vector()[lead] == -DTW_CLIP
+    assert Features(call, 1.0, 0.0, 0.0, 0.1, 2, dtw_lead=9.0).vector()[lead] == DTW_CLIP

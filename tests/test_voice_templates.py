@@ -1,0 +1,92 @@
+"""The DTW second opinion: MFCCs, the alignment, the shipped templates (no pocketsphinx needed)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchmarks import voice_testset as ts
+from companion.rules import TABLE_K
+from companion.voice.audio import RATE, Samples
+from companion.voice.templates import (
+    TEMPLATES,
+    Floats,
+    Match,
+    Templates,
+    dtw_costs,
+    features,
+    save,
+)
+
+
+def tone(freqs: Sequence[float], seconds: float = 0.25, seed: int = 0) -> Samples:
+    """Tones one after another (a crude "word" per frequency), with a little noise."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(int(RATE * seconds)) / RATE
+    parts = [np.zeros(RATE // 5)]
+    parts += [8000 * np.sin(2 * np.pi * f * t) * np.hanning(t.size) for f in freqs]
+    parts.append(np.zeros(RATE // 5))
+    x = np.concatenate(parts) + rng.normal(0, 30, sum(p.size for p in parts))
+    return np.clip(x, -32768, 32767).astype(np.int16)
+
+
+def test_features_trim_silence_and_normalise() -> None:
+    f = features(tone([300, 1200, 600]))
+    assert f.shape[1] == 24
+    # 0.75 s of tones at 20 ms a frame, the 0.4 s of silence around them trimmed
+    assert 30 <= f.shape[0] <= 45
+    assert np.allclose(f.mean(axis=0), 0, atol=1e-4)
+    assert features(np.zeros(100, dtype=np.int16)).shape[0] == 0
+
+
+def test_dtw_prefers_the_same_sequence_at_another_speed() -> None:
+    a = features(tone([300, 1200, 600]))
+    slow = features(tone([300, 1200, 600], seconds=0.4, seed=1))
+    other = features(tone([1200, 300, 2000]))
+    width = max(a.shape[0], other.shape[0])
+    bank = np.zeros((2, width, a.shape[1]), dtype=np.float32)
+    bank[0, : a.shape[0]] = a
+    bank[1, : other.shape[0]] = other
+    lengths = np.array([a.shape[0], other.shape[0]], dtype=np.int64)
+    self_cost = dtw_costs(a, bank, lengths)
+    assert self_cost[0] == pytest.approx(0.0, abs=1e-2) and self_cost[1] > 0.5
+    costs = dtw_costs(slow, bank, lengths)
+    assert costs[0] < costs[1]
+    # a template more than twice the utterance's length cannot be met
+    assert np.isinf(dtw_costs(a[:5], bank, lengths)).all()
+
+
+def test_saved_templates_match_their_own_call(tmp_path: Path) -> None:
+    sounds = {"K1": [300, 1200, 600], "K5": [1200, 300, 2000], "K9": [2500, 500, 900]}
+    feats: list[Floats] = [features(tone(f)) for f in sounds.values()]
+    path = tmp_path / "t.npz"
+    save(path, list(sounds), feats, ["test"] * 3)
+    bank = Templates(path)
+    m = bank.match(tone([1200, 300, 2000], seconds=0.3, seed=4), tuple(TABLE_K.values()))
+    assert m.best == TABLE_K["K5"]
+    assert m.distance[TABLE_K["K5"]] < min(m.distance[TABLE_K["K1"]], m.distance[TABLE_K["K9"]])
+    # only the allowed calls are matched
+    assert set(bank.match(tone([300]), (TABLE_K["K1"], TABLE_K["K2"])).distance) == {TABLE_K["K1"]}
+    assert bank.match(tone([300]), (TABLE_K["K2"],)) == Match({})
+    with pytest.raises(ValueError, match="one call id per template"):
+        save(path, ["K1"], feats, ["test"])
+
+
+def test_shipped_templates_cover_every_call_in_development_voices_only() -> None:
+    bank = Templates(TEMPLATES)
+    assert set(bank.calls) == set(TABLE_K.values())
+    with np.load(TEMPLATES) as z:
+        voices = {str(v) for v in z["voices"]}
+    # the kept-aside synthesiser (festival) never made a template
+    assert voices == set(ts.DEV_VOICES)
+    assert not any(v.startswith("festival") for v in voices)
+
+
+def test_a_voice_can_be_left_out() -> None:
+    every = Templates(TEMPLATES)
+    without = Templates(TEMPLATES, without="flite:slt")
+    assert "flite:slt" in every.voices and "flite:slt" not in without.voices
+    assert len(without.calls) == len(every.calls) - every.voices.count("flite:slt")
