@@ -104,3 +104,30 @@ def test_truth_jsonl_gives_the_centers_of_its_own_image_only(tmp_path: Path) -> 
     assert jsonl_centers(truth, "a.jpg") == [(10.5, 20.0)]
     assert jsonl_centers(truth, "b.jpg") == []
     assert jsonl_centers(truth, "c.jpg") is None
+
+
+@pytest.mark.slow
+def test_the_drawing_shows_what_vision_read_reports(tmp_path: Path) -> None:
+    """On a frame where the face model's judging finds dice the finder's own choice does not
+    (tests/test_judged.py), the drawing outlines exactly the dice `vision read` reports."""
+    from companion.synth import VALIDATION, render_frame
+    from companion.vision.read import Reader
+
+    frame = render_frame(
+        71_010, size=(1280, 960), styles=VALIDATION, surface_kind="squares", edge_range=(32, 60)
+    )
+    reader = Reader.load()
+    reported = reader.read(frame.image)
+    pairs = reader.read_with_finds(frame.image)
+    assert [r.to_json() for _, r in pairs] == [r.to_json() for r in reported]
+    assert len(reported) > len(reader.read_found(frame.image, reader.finder(frame.image)))
+    image = tmp_path / "grid.png"
+    assert cv2.imwrite(str(image), frame.image)
+    assert main([str(image), "--out", str(tmp_path / "out")]) == 0
+    drawn = cv2.imread(str(tmp_path / "out" / "grid.png"))
+    assert drawn is not None
+    for r in reported:
+        x0, y0 = np.asarray(r.corners).min(axis=0).astype(int) - 3
+        x1, y1 = np.asarray(r.corners).max(axis=0).astype(int) + 3
+        colour = ORANGE if r.face == "?" else GREEN
+        assert _has(drawn, colour, x0, y0, x1, y1), (r.x, r.y, r.face)

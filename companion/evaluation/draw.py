@@ -156,8 +156,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"draw: {exc}", file=sys.stderr)
             status = 1
             continue
-        found = reader.finder(image)
-        reads = reader.read_found(image, found)
+        # exactly what `vision read` reports (with the learned finder: candidates judged)
+        pairs = reader.read_with_finds(image)
+        found, reads = [d for d, _ in pairs], [r for _, r in pairs]
         label, jsonl = Path(name).with_suffix(".txt"), Path(name).parent / "truth.jsonl"
         truth = (
             yolo_centers(label, image.shape[1], image.shape[0])

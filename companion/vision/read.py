@@ -109,17 +109,30 @@ class Reader:
         self.classifier.classify(np.zeros((1, CROP_SIZE, CROP_SIZE, 3), np.uint8))
 
     def read(self, image_bgr: npt.NDArray[np.uint8]) -> list[DieReading]:
+        return [r for _, r in self.read_with_finds(image_bgr)]
+
+    def read_with_finds(
+        self, image_bgr: npt.NDArray[np.uint8]
+    ) -> list[tuple[FoundDie, DieReading]]:
+        """Each die read, with the find it was read from (its reason for a `?`): what
+        ``read`` reports, for tools that draw or explain a reading."""
         if self.judge is not None:
             # a face model that knows non-dice is a Judge (classify.FaceClassifier)
             found = find_and_read(
                 image_bgr, cast(Judge, self.classifier), self.judge, threads=self.threads
             )
-            return [_reading(die, r) for die, r in found]
-        return self.read_found(image_bgr, self.finder(image_bgr))
+            return [(die, _reading(die, r)) for die, r in found]
+        return self._read_found(image_bgr, self.finder(image_bgr))
 
     def read_found(
         self, image_bgr: npt.NDArray[np.uint8], found: list[FoundDie]
     ) -> list[DieReading]:
+        """The dice of ``found`` read (the finder's own choice, never judged)."""
+        return [r for _, r in self._read_found(image_bgr, found)]
+
+    def _read_found(
+        self, image_bgr: npt.NDArray[np.uint8], found: list[FoundDie]
+    ) -> list[tuple[FoundDie, DieReading]]:
         if not found:
             return []
         faces = self.classifier.read(image_bgr, [d.corners for d in found])
@@ -133,7 +146,7 @@ class Reader:
             # the finds set aside no longer count toward the size of this table's dice
             dice = weigh_sizes_again([die for die, _ in kept])
             kept = [(die, r) for die, (_, r) in zip(dice, kept, strict=True)]
-        return [_reading(die, r) for die, r in kept]
+        return [(die, _reading(die, r)) for die, r in kept]
 
 
 def _reading(die: FoundDie, r: _Reading) -> DieReading:
