@@ -43,6 +43,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy.typing as npt  # noqa: E402
+
+F32 = npt.NDArray[np.float32]
 import onnx  # noqa: E402
 from faceeval import choose_threshold, fit_temperature, scores  # noqa: E402
 from refit_not_die import pip_dice  # noqa: E402
@@ -53,8 +55,14 @@ from companion.synth.crops import background_squares  # noqa: E402
 from companion.synth.family_sets import family_styles  # noqa: E402
 from companion.synth.nondie import non_die_crops  # noqa: E402
 from companion.synth.pips import PIP_VALIDATION  # noqa: E402
-from companion.synth.styles import VALIDATION, Style  # noqa: E402
-from companion.vision.classify import FACES, NOT_A_DIE, FaceClassifier  # noqa: E402
+from companion.synth.styles import TRAIN, VALIDATION, Style  # noqa: E402
+from companion.vision.classify import (  # noqa: E402
+    FACES,
+    NOT_A_DIE,
+    FaceClassifier,
+    KnownArt,
+    normalise,
+)
 from companion.vision.crop import cut_faces  # noqa: E402
 from companion.vision.detect_net import find_dice_net  # noqa: E402
 
@@ -62,6 +70,7 @@ TARGET = 0.0001
 FAMILY_TARGET = 0.002
 FIRST_SEED = 30_000
 FAMILY_SETS = 200
+KNOWN_SEED = 40_000  # frames of the TRAINING styles: where known art lies in the embedding
 NON_DIE_SEED = 424_242  # drawn non-die crops for the report only; training draws from seed + 99
 
 
@@ -134,6 +143,55 @@ def not_die_limit(real_dice: npt.NDArray[np.float32]) -> float:
     return max(0.5, top + (1.0 - top) / 2)
 
 
+def near(clf: FaceClassifier, probs: F32, emb: F32) -> npt.NDArray[np.bool_]:
+    """Dice whose art counts as known (KnownArt)."""
+    assert clf.known is not None
+    return clf.known.distances(emb, probs.argmax(axis=1)) <= clf.known.distance
+
+
+def sure(clf: FaceClassifier, probs: F32, emb: F32) -> npt.NDArray[np.bool_]:
+    """Dice read as a motif, not `?`, by the model alone with its per-die limits."""
+    return np.asarray(probs.max(axis=1) >= clf.thresholds(probs, emb))
+
+
+def known_art(
+    clf: FaceClassifier, train: ReadDice, styles: ReadDice, fam: ReadDice, low: float
+) -> KnownArt:
+    """Where the training styles' dice lie, and how far from them the lower limit `low` holds.
+
+    The distance is the largest at which, with `low` for every die within it and the model's
+    limit for the others, silent errors stay within TARGET on validation styles and within
+    FAMILY_TARGET on validation families: art the model never saw must not gain a guess.
+    """
+    emb = normalise(train.embeddings)
+    means = np.stack([emb[train.labels == k].mean(axis=0) for k in range(len(FACES))])
+    dev = emb - means[train.labels]
+    cov = dev.T @ dev / len(dev) + 1e-3 * np.eye(emb.shape[1])
+    precision = np.asarray(np.linalg.inv(cov), np.float32)
+    sets = []
+    for rd, target in ((styles, TARGET), (fam, FAMILY_TARGET)):
+        p = clf.motif_probabilities(rd.logits)[0]
+        sets.append((p, rd.labels, target))
+    clf.known = KnownArt(means.astype(np.float32), precision, 0.0, low)
+    dists = np.concatenate(
+        [
+            clf.known.distances(e, p.argmax(axis=1))
+            for (p, _, _), e in zip(sets, (styles.embeddings, fam.embeddings), strict=True)
+        ]
+    )
+    best = 0.0
+    for d in np.unique(np.round(dists, 3)):
+        clf.known = KnownArt(means.astype(np.float32), precision, float(d), low)
+        ok = True
+        for (p, labels, target), e in zip(sets, (styles.embeddings, fam.embeddings), strict=True):
+            shown = sure(clf, p, e)
+            ok &= float(np.sum(shown & (p.argmax(axis=1) != labels))) / len(labels) <= target
+        if not ok:
+            break
+        best = float(d)
+    return KnownArt(means.astype(np.float32), precision, best, low)
+
+
 def calibrate(path: Path, *, frames: int = 300, quick: bool = False) -> dict[str, object]:
     t0 = time.time()
     n = 6 if quick else frames
@@ -154,12 +212,16 @@ def calibrate(path: Path, *, frames: int = 300, quick: bool = False) -> dict[str
     thr_styles = choose_threshold(p_styles, styles.labels, TARGET)
     thr_fam = choose_threshold(p_fam, fam.labels, FAMILY_TARGET)
     thr = max(thr_styles, thr_fam)
+    clf.calibration = type(clf.calibration)(temp, thr)
+    known = known_art(clf, read_frames(clf, n, KNOWN_SEED, TRAIN), styles, fam, thr_styles)
+    clf.known = known
     values = {
         "classes": ",".join(classes),
         "temperature": f"{temp:.6g}",
         "threshold": f"{thr:.6g}",
         "silent_target": str(TARGET),
         "family_silent_target": str(FAMILY_TARGET),
+        "known_art": known.to_json(),
     }
     non_die: dict[str, object] = {}
     if clf.knows_non_dice:
@@ -172,6 +234,7 @@ def calibrate(path: Path, *, frames: int = 300, quick: bool = False) -> dict[str
         drawn = clf.motif_probabilities(clf.run(non_die_crops(400, NON_DIE_SEED))[0])[1]
         non_die = {
             "real_dice_max": float(real.max()),
+            "motif_dice_max": float(np.concatenate([nd_styles, nd_fam]).max()),
             "real_dice_dropped": int(np.sum(real >= limit)),
             "pip_dice": int(len(pips)),
             "pip_dice_max": float(pips.max()),
@@ -182,7 +245,8 @@ def calibrate(path: Path, *, frames: int = 300, quick: bool = False) -> dict[str
         }
     write_metadata(path, values)
     return {
-        "metadata": values,
+        # known_art's means and matrix stay in the model; the report says what they decide
+        "metadata": {k: v for k, v in values.items() if k != "known_art"},
         "validation_dice": int(len(styles.labels)),
         "family_dice": int(len(fam.labels)),
         "validation_frames": n,
@@ -190,8 +254,16 @@ def calibrate(path: Path, *, frames: int = 300, quick: bool = False) -> dict[str
         "threshold_styles": thr_styles,
         "threshold_families": thr_fam,
         "not_a_die": non_die,
-        "styles": scores(p_styles, styles.labels, thr),
-        "families": scores(p_fam, fam.labels, thr),
+        "known_art": {
+            "distance": known.distance,
+            "threshold": known.threshold,
+            "validation_styles_known": float(np.mean(near(clf, p_styles, styles.embeddings))),
+            "validation_families_known": float(np.mean(near(clf, p_fam, fam.embeddings))),
+        },
+        "styles": scores(p_styles, styles.labels, 0.0, sure(clf, p_styles, styles.embeddings)),
+        "families": scores(p_fam, fam.labels, 0.0, sure(clf, p_fam, fam.embeddings)),
+        "styles_one_limit": scores(p_styles, styles.labels, thr),
+        "families_one_limit": scores(p_fam, fam.labels, thr),
         "seconds": round(time.time() - t0),
     }
 
@@ -208,7 +280,12 @@ def main() -> None:
     out = Path(args.model).with_suffix(".calibration.json")
     out.write_text(json.dumps(report, indent=1) + "\n")
     print(
-        json.dumps({k: report[k] for k in ("metadata", "validation_dice", "not_a_die", "seconds")})
+        json.dumps(
+            {
+                k: report[k]
+                for k in ("metadata", "validation_dice", "known_art", "not_a_die", "seconds")
+            }
+        )
     )
 
 

@@ -34,6 +34,7 @@ class Trial:
     style: str
     labels: npt.NDArray[np.int64]
     base_logits: F32  # network logits of the test dice
+    base_emb: F32  # and their embeddings (the model alone's per-die `?` limits need them)
     profile_probs: (
         F32  # the profile's probabilities (averaged over READ_ROTATIONS views, as reading does)
     )
@@ -78,9 +79,17 @@ def run_trial(
     enrol_x, enrol_y = np.concatenate(ex), np.concatenate(ey)
     test_x, test_y = np.concatenate(tx), np.concatenate(ty)
     prof = fit_profile(clf, enrol_x, enrol_y, np.concatenate(ef))
-    logits, _ = clf.run(test_x)
+    logits, emb = clf.run(test_x)
     probs, unlike = prof.read(rotation_embeddings(clf, test_x, READ_ROTATIONS))
-    return Trial(style.name, test_y, logits, probs, (probs.max(axis=1) >= prof.threshold) & ~unlike)
+    return Trial(
+        style.name, test_y, logits, emb, probs, (probs.max(axis=1) >= prof.threshold) & ~unlike
+    )
+
+
+def alone_sure(clf: FaceClassifier, logits: F32, emb: F32) -> npt.NDArray[np.bool_]:
+    """Dice the model alone reads as a motif (not `?`), with its per-die limits."""
+    probs = clf.motif_probabilities(logits)[0]
+    return np.asarray(probs.max(axis=1) >= clf.thresholds(probs, emb))
 
 
 def fit_temperature(logits: F32, labels: npt.NDArray[np.int64]) -> float:

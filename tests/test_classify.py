@@ -189,6 +189,7 @@ def test_training_script_builds_a_loadable_model(tmp_path: Path, calibrate: bool
     if calibrate:
         tiny = FaceClassifier(out)
         assert len(tiny.classify(np.zeros((2, 64, 64, 3), np.uint8))) == 2
+        assert tiny.known is not None and tiny.known.means.shape[0] == len(FACES)
     else:  # not loadable before models/calibrate_faces.py writes its metadata
         with pytest.raises(ModelError, match="lacks its calibration"):
             FaceClassifier(out)

@@ -390,9 +390,9 @@ def elder_mask(size: int, kind: str, rng: np.random.Generator) -> Mask:
                 canvas, (int(pa[0]), int(pa[1])), (int(pb[0]), int(pb[1])), 255, th, cv2.LINE_AA
             )
     elif kind == "glyph":  # a stick figure on a stem, drawn anew for every die
-        segs, knobs = _glyph(rng)
-        for sa, sb in segs:
-            pa, pb = c + r * sa, c + r * sb
+        strokes, knobs = _glyph(rng)
+        for ga, gb in strokes:
+            pa, pb = c + r * ga, c + r * gb
             cv2.line(
                 canvas, (int(pa[0]), int(pa[1])), (int(pb[0]), int(pb[1])), 255, th, cv2.LINE_AA
             )

@@ -4,7 +4,9 @@ One batch per frame: every die's crop goes through the network at once. The
 network's logits are divided by a temperature fitted on validation styles,
 and a die whose calibrated confidence is below the threshold chosen on
 validation styles and drawing families (so that art the model never saw
-reads `?` rather than a guess) is read as `?`. With an enrolment profile the
+reads `?` rather than a guess) is read as `?`; a die whose embedding lies
+among the training styles' dice (KnownArt) has the lower limit of known art
+instead. With an enrolment profile the
 profile reads instead, from the network's embedding of each crop at its four
 right angles (companion.vision.enroll).
 
@@ -18,6 +20,7 @@ no real die reaches it) is flagged `not_die`, for the reader to drop.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -100,6 +103,59 @@ class Calibration:
     threshold: float
 
 
+@dataclass(frozen=True)
+class KnownArt:
+    """Where the dice of the training styles lie in the network's embedding.
+
+    One `?` limit cannot serve both kinds of dice: art the model never saw
+    needs a high one (it can be confidently wrong there), the drawings it was
+    taught need a low one (a high limit flagged 3-4 % of our held-out styles).
+    A die whose normalised embedding lies within `distance` (squared
+    Mahalanobis, shared covariance) of the mean of its best motif on the
+    training styles is of known art and reads `?` only below `threshold`;
+    every other die keeps the model's own limit. Both are chosen on
+    validation renders by models/calibrate_faces.py.
+    """
+
+    means: F32  # (5, D) mean normalised embedding of each motif
+    precision: F32  # (D, D) inverse of their shared covariance
+    distance: float
+    threshold: float
+
+    def distances(self, emb: F32, best: npt.NDArray[np.intp]) -> F32:
+        """Squared Mahalanobis distance of each embedding (N, D) to its best motif's mean."""
+        z = normalise(emb) - self.means[best]
+        return np.asarray(np.einsum("ij,jk,ik->i", z, self.precision, z), np.float32)
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "means": np.round(self.means, 6).tolist(),
+                "precision": [[float(f"{v:.6g}") for v in row] for row in self.precision],
+                "distance": self.distance,
+                "threshold": self.threshold,
+            },
+            separators=(",", ":"),
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> KnownArt:
+        d = json.loads(text)
+        means = np.asarray(d["means"], np.float32)
+        precision = np.asarray(d["precision"], np.float32)
+        if (
+            means.ndim != 2
+            or means.shape[0] != len(FACES)
+            or precision.shape
+            != (
+                means.shape[1],
+                means.shape[1],
+            )
+        ):
+            raise ValueError("known_art has the wrong shapes")
+        return cls(means, precision, float(d["distance"]), float(d["threshold"]))
+
+
 def open_classifier(
     path: Path,
     what: str,
@@ -166,6 +222,13 @@ class FaceClassifier:
         self.not_die_threshold = (
             float(meta.get("not_die_threshold", "2")) if self.knows_non_dice else 2.0
         )
+        try:
+            self.known = KnownArt.from_json(meta["known_art"]) if "known_art" in meta else None
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ModelError(
+                f"face model {self.path} has a damaged known_art calibration ({exc}); "
+                "run models/calibrate_faces.py again"
+            ) from None
         self._input = self._session.get_inputs()[0].name
         self.profile = profile
 
@@ -188,25 +251,34 @@ class FaceClassifier:
         not_die = p[:, len(FACES)] if self.knows_non_dice else np.zeros(len(p), np.float32)
         return np.ascontiguousarray(p[:, : len(FACES)]), np.asarray(not_die, np.float32)
 
+    def thresholds(self, probs: F32, emb: F32) -> F32:
+        """The `?` limit of each die read by the model alone: the model's own, or the lower limit
+        of known art for a die that lies among the training styles' dice (KnownArt)."""
+        limit = np.full(len(probs), self.calibration.threshold, np.float32)
+        if self.known is not None and len(probs):
+            near = self.known.distances(emb, probs.argmax(axis=1)) <= self.known.distance
+            limit[near] = min(self.known.threshold, self.calibration.threshold)
+        return limit
+
     def probabilities(
         self, crops: npt.NDArray[np.uint8]
-    ) -> tuple[F32, float, npt.NDArray[np.bool_], F32]:
-        """Calibrated probabilities (N, 5), the threshold that applies to them, dice unlike any
+    ) -> tuple[F32, F32, npt.NDArray[np.bool_], F32]:
+        """Calibrated probabilities (N, 5), the threshold that applies to each, dice unlike any
         motif, and each crop's probability of being no die at all."""
         if self.profile is not None:
             logits, rot_emb = rotation_run(self, crops, READ_ROTATIONS)
             probs, unlike = self.profile.read(rot_emb)
             return (
                 probs,
-                self.profile.threshold,
+                np.full(len(probs), self.profile.threshold, np.float32),
                 unlike,
                 self.motif_probabilities(logits)[1],
             )
-        logits, _ = self.run(crops)
+        logits, emb = self.run(crops)
         probs, not_die = self.motif_probabilities(logits)
         return (
             probs,
-            self.calibration.threshold,
+            self.thresholds(probs, emb),
             np.zeros(len(crops), bool),
             not_die,
         )
@@ -221,7 +293,7 @@ class FaceClassifier:
         out = []
         for i, k in enumerate(best):
             conf = float(probs[i, k])
-            sure = conf >= threshold and not unlike[i] and not not_die[i]
+            sure = conf >= threshold[i] and not unlike[i] and not not_die[i]
             face = FACES[k] if sure else UNKNOWN
             out.append(FaceReading(face, conf, FACES[k], bool(not_die[i]), float(not_die_p[i])))
         return out
