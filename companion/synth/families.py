@@ -26,7 +26,7 @@ F64 = npt.NDArray[np.float64]
 
 # New drawings (the old ones of motifs.py stay where they are).
 NEW_TENTACLES = ("taper", "spiral", "zigzag", "beads", "hollow", "dotted", "leaf", "lash")
-NEW_ARRANGEMENTS = ("radial", "splay", "stagger", "diagonal", "hang", "scatter")
+NEW_ARRANGEMENTS = ("radial", "splay", "stagger", "diagonal", "hang")
 NEW_ELDER_SIGNS = (
     "star_solid",
     "star_cut",
@@ -36,7 +36,6 @@ NEW_ELDER_SIGNS = (
     "trident",
     "star_outline",
     "branch_curved",
-    "glyph",
 )
 _CONTENT = 0.64
 
@@ -151,10 +150,6 @@ def _place(count: int, arrangement: str, paths: list[F64], rng: np.random.Genera
             ang = 0.5
             c, s = math.cos(ang), math.sin(ang)
             p = pts @ np.array([[c, s], [-s, c]]) + np.array([k * 0.5, k * 0.1])
-        elif arrangement == "scatter":  # anywhere, any way round: only the count is kept
-            ang = rng.uniform(-math.pi, math.pi)
-            c, s = math.cos(ang), math.sin(ang)
-            p = pts @ np.array([[c, s], [-s, c]]) + rng.uniform(-0.4, 0.4, 2)
         else:  # hang: from a top line, pointing down, mirrored left/right
             p = pts * np.array([1.0 if i % 2 else -1.0, -1.0]) + np.array([k * 0.5, 0.0])
         out.append(p)
@@ -223,16 +218,11 @@ def tentacle_mask(
     best: tuple[float, Mask] | None = None
     for _ in range(COUNTABLE_TRIES):
         shown, mask = _tentacles_once(size, count, kind, arrangement, rng, old_path)
-        if arrangement == "scatter":  # scattered arms follow no pattern: they must lie apart
-            blobs = cv2.connectedComponents((mask > 0.5).astype(np.uint8))[0] - 1
-            shown = shown if blobs == count else 0.0
         if best is None or shown > best[0]:
             best = (shown, mask)
         if shown >= OWN_INK:
             break
     assert best is not None
-    if best[0] < OWN_INK and arrangement == "scatter":  # arms that never lay apart: in a row
-        return tentacle_mask(size, count, kind, "row", rng, old_path)
     return best[1]
 
 
@@ -389,16 +379,6 @@ def elder_mask(size: int, kind: str, rng: np.random.Generator) -> Mask:
             cv2.line(
                 canvas, (int(pa[0]), int(pa[1])), (int(pb[0]), int(pb[1])), 255, th, cv2.LINE_AA
             )
-    elif kind == "glyph":  # a stick figure on a stem, drawn anew for every die
-        strokes, knobs = _glyph(rng)
-        for ga, gb in strokes:
-            pa, pb = c + r * ga, c + r * gb
-            cv2.line(
-                canvas, (int(pa[0]), int(pa[1])), (int(pb[0]), int(pb[1])), 255, th, cv2.LINE_AA
-            )
-        for pk in knobs:
-            q = c + r * pk
-            cv2.circle(canvas, (int(q[0]), int(q[1])), max(int(th * 1.2), 2), 255, -1, cv2.LINE_AA)
     else:  # branch_curved: Lovecraft's sign, its branches bent like a plant
         stem = np.stack([np.zeros(20), np.linspace(1, -1, 20)], axis=1)
         cv2.polylines(
@@ -418,58 +398,3 @@ def elder_mask(size: int, kind: str, rng: np.random.Generator) -> Mask:
                     4,
                 )
     return canvas.astype(np.float32) / 255.0
-
-
-def _glyph(rng: np.random.Generator) -> tuple[list[tuple[F64, F64]], list[F64]]:
-    """Strokes and knobs of a random Elder Sign built on one stem: branches, bars, forks, prongs.
-
-    Many signs people draw are one connected stick figure, some with three prongs; the
-    tentacle motifs are separate arms. Teaching only fixed signs let the model take a
-    pronged sign for three tentacles. A figure of fewer than six strokes is drawn again: a
-    bare stem or cross would teach that a straight stroke is an Elder Sign.
-    """
-    while True:
-        segs, knobs = _glyph_once(rng)
-        if len(segs) >= 6:
-            return segs, knobs
-
-
-def _glyph_once(rng: np.random.Generator) -> tuple[list[tuple[F64, F64]], list[F64]]:
-    top, bot = -rng.uniform(0.6, 1.0), rng.uniform(0.5, 1.0)
-    segs: list[tuple[F64, F64]] = [(np.array([0.0, bot]), np.array([0.0, top]))]
-    knobs: list[F64] = []
-    sides = (-1.0, 1.0)
-    for y in np.sort(rng.uniform(top + 0.2, bot - 0.15, int(rng.integers(1, 4)))):
-        ln = rng.uniform(0.3, 0.7)
-        what = rng.choice(["branch", "bar", "fork"], p=[0.5, 0.2, 0.3])
-        one_side = rng.random() < 0.15
-        for sg in sides[1:] if one_side else sides:
-            if what == "branch":
-                a = rng.uniform(0.3, 1.6)  # from straight up to a little down
-                end = np.array([sg * ln * math.sin(a), y - ln * math.cos(a)])
-                segs.append((np.array([0.0, y]), end))
-            else:
-                end = np.array([sg * ln, y])
-                segs.append((np.array([0.0, y]), end))
-                if what == "fork":
-                    segs.append((end, end + np.array([0.0, -rng.uniform(0.25, 0.6)])))
-            if rng.random() < 0.2:
-                knobs.append(segs[-1][1])
-    crown = rng.choice(["none", "prongs", "knob"], p=[0.4, 0.45, 0.15])
-    if crown == "prongs":
-        n = int(rng.integers(2, 6))
-        spread, h = rng.uniform(0.25, 0.6), rng.uniform(0.2, 0.45)
-        for x in np.linspace(-spread, spread, n):
-            segs.append((np.array([0.0, top]), np.array([x, top - h])))
-    elif crown == "knob":
-        knobs.append(np.array([0.0, top]))
-    if rng.random() < 0.3:  # a foot bar
-        w = rng.uniform(0.2, 0.45)
-        segs.append((np.array([-w, bot]), np.array([w, bot])))
-    # Fit the figure into the motif's share of the face.
-    pts = np.array([p for sg in segs for p in sg] + knobs)
-    mid = (pts.min(axis=0) + pts.max(axis=0)) / 2
-    span = float(max(np.ptp(pts, axis=0).max(), 1e-6)) / 2
-    return [((a - mid) / span, (b - mid) / span) for a, b in segs], [
-        (k - mid) / span for k in knobs
-    ]
