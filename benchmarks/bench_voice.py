@@ -207,6 +207,11 @@ class Streamed:
     delay: float = 0.0  # ms from the end of speech to the endpointer's cut
     wall: float = 0.0  # ms the recognizer took on that cut
     cpu: float = 0.0  # its CPU time: what one unshared thread would take
+    # ms from the end of speech to the call on one thread that also hears the
+    # tentative utterances early (``Listener``): the thread's time line
+    # replayed with each recognition's CPU time
+    early: float = 0.0
+    early_hit: bool = False  # the cut was the tentative utterance heard early
     right: bool = False
     splits: int = 0  # cuts before the end of speech (inside the call)
     joined: bool = False
@@ -214,6 +219,15 @@ class Streamed:
 
 
 def stream_one(job: tuple[Path, ts.Item, float, tuple[float, float, int]]) -> Streamed:
+    """Stream one file frame by frame as the Listener's thread would take it.
+
+    Frames arrive in real time. The thread, caught up with them, hears a
+    tentative utterance (``Utterances.tentative``) at once, which keeps it
+    busy for that recognition's CPU time while frames queue; when the
+    endpointer cuts the same audio, its result is posted at once, otherwise
+    the cut is heard then. ``early`` is when the call is posted on that time
+    line; ``delay + cpu`` is the same without hearing early (hear on the cut).
+    """
     from companion.voice.listen import Utterances
 
     folder, it, end, (window, ratio, mode) = job
@@ -226,19 +240,37 @@ def stream_one(job: tuple[Path, ts.Item, float, tuple[float, float, int]]) -> St
     fb = cuts.frame_bytes
     calls = situation_calls(it, True)
     out = Streamed()
+    free = 0.0  # stream time (s) at which the thread is free again
+    early: tuple[bytes, str | None] | None = None
+
+    def hear(audio: bytes) -> tuple[str | None, float, float]:
+        t0, c0 = time.perf_counter(), time.process_time()
+        text = rec.hear(np.frombuffer(audio, dtype="<i2"), calls).text
+        return text, (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
+
     for i in range(0, len(pcm) - fb + 1, fb):
+        arrives = (i + fb) / 2 / RATE
+        now = max(arrives, free)  # the thread takes the frame when it is free
         utt = cuts.push(pcm[i : i + fb])
         if utt is None:
+            if cuts.tentative is not None and free <= arrives:  # caught up: hear it early
+                text, _, cpu = hear(cuts.tentative)
+                early, free = (cuts.tentative, text), now + cpu / 1000
             continue
-        detected = (i + fb) / 2 / RATE
-        t0, c0 = time.perf_counter(), time.process_time()
-        heard = rec.hear(np.frombuffer(utt, dtype="<i2"), calls)
-        took, cpu = (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
-        if detected < end:  # cut at a pause inside the call: the Listener posts a
+        hit = early is not None and early[0] == utt
+        heard_early = early[1] if early is not None and hit else None
+        early = None
+        text, took, cpu = hear(utt)  # timed as if the cut were heard only now
+        if hit and heard_early != text:
+            raise AssertionError(f"{it.file}: the early result differs from the cut's")
+        posted = now if hit else now + cpu / 1000
+        free = posted
+        if arrives < end:  # cut at a pause inside the call: the Listener posts a
             out.splits += 1  # first result, then the joined one replaces it
             continue
-        out.delay, out.wall, out.cpu = (detected - end) * 1000, took, cpu
-        out.right, out.joined = heard.text == it.call, cuts.joined
+        out.delay, out.wall, out.cpu = (arrives - end) * 1000, took, cpu
+        out.early, out.early_hit = (posted - end) * 1000, hit
+        out.right, out.joined = text == it.call, cuts.joined
         return out
     out.unended = "clean" if it.snr is None else f"{it.snr} dB"  # the noise kept it "in speech"
     return out
@@ -304,6 +336,13 @@ def latency(
         "inside a call, "
         f"{sum(d.joined for d in got)} calls heard joined; streamed result right "
         f"{100 * sum(d.right for d in got) / len(got):.1f}%"
+    )
+    early = [d.early for d in got]
+    print(
+        "  heard early (the tentative utterance while the endpointer waits, one thread, "
+        f"CPU time): end of speech → call median {med(early):.0f} ms, 90th percentile "
+        f"{np.percentile(early, 90):.0f} ms; the cut was the tentative utterance for "
+        f"{sum(d.early_hit for d in got)} of {len(got)}"
     )
     if unended:
         print(
