@@ -166,7 +166,12 @@ def _clip(x: float) -> float:
 
 def logit_of(f: Features) -> float:
     """The regression's log-odds that the best call is right."""
-    return BIAS + sum(w * x for w, x in zip(WEIGHTS, f.vector(), strict=True))
+    return logit_of_vector(f.vector())
+
+
+def logit_of_vector(x: tuple[float, ...]) -> float:
+    """The same from ``Features.vector()`` (benchmarks keep the vectors)."""
+    return BIAS + sum(w * v for w, v in zip(WEIGHTS, x, strict=True))
 
 
 def confidence_of(f: Features) -> float:
