@@ -26,7 +26,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -207,6 +207,11 @@ class Streamed:
     delay: float = 0.0  # ms from the end of speech to the endpointer's cut
     wall: float = 0.0  # ms the recognizer took on that cut
     cpu: float = 0.0  # its CPU time: what one unshared thread would take
+    # ms from the end of speech to the call on one thread that also hears the
+    # tentative utterances early (``Listener``): the thread's time line
+    # replayed with each recognition's CPU time
+    early: float = 0.0
+    early_hit: bool = False  # the cut was the tentative utterance heard early
     right: bool = False
     splits: int = 0  # cuts before the end of speech (inside the call)
     joined: bool = False
@@ -214,6 +219,16 @@ class Streamed:
 
 
 def stream_one(job: tuple[Path, ts.Item, float, tuple[float, float, int]]) -> Streamed:
+    """Stream one file frame by frame as the Listener's thread would take it.
+
+    Frames arrive in real time. The thread, caught up with them, hears a
+    tentative utterance (``Utterances.tentative``) at once, which keeps it
+    busy for that recognition's CPU time while frames queue; when the
+    endpointer cuts the same audio, its result is posted at once, otherwise
+    the cut is heard then. ``early`` is when the call is posted on that time
+    line; ``delay + cpu`` is the same without hearing early (hear on the cut;
+    the same audio gives the same result, ``test_voice_spoken``).
+    """
     from companion.voice.listen import Utterances
 
     folder, it, end, (window, ratio, mode) = job
@@ -226,19 +241,37 @@ def stream_one(job: tuple[Path, ts.Item, float, tuple[float, float, int]]) -> St
     fb = cuts.frame_bytes
     calls = situation_calls(it, True)
     out = Streamed()
+    free = 0.0  # stream time (s) at which the thread is free again
+    early: tuple[bytes, str | None, float, float] | None = None
+
+    def hear(audio: bytes) -> tuple[str | None, float, float]:
+        t0, c0 = time.perf_counter(), time.process_time()
+        text = rec.hear(np.frombuffer(audio, dtype="<i2"), calls).text
+        return text, (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
+
     for i in range(0, len(pcm) - fb + 1, fb):
+        arrives = (i + fb) / 2 / RATE
+        now = max(arrives, free)  # the thread takes the frame when it is free
         utt = cuts.push(pcm[i : i + fb])
         if utt is None:
+            if cuts.tentative is not None and free <= arrives:  # caught up: hear it early
+                text, took, cpu = hear(cuts.tentative)
+                early, free = (cuts.tentative, text, took, cpu), now + cpu / 1000
             continue
-        detected = (i + fb) / 2 / RATE
-        t0, c0 = time.perf_counter(), time.process_time()
-        heard = rec.hear(np.frombuffer(utt, dtype="<i2"), calls)
-        took, cpu = (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
-        if detected < end:  # cut at a pause inside the call: the Listener posts a
+        hit = early is not None and early[0] == utt
+        if early is not None and hit:  # the same audio: the same result and work
+            _, text, took, cpu = early
+        else:
+            text, took, cpu = hear(utt)
+        early = None
+        posted = now if hit else now + cpu / 1000
+        free = posted
+        if arrives < end:  # cut at a pause inside the call: the Listener posts a
             out.splits += 1  # first result, then the joined one replaces it
             continue
-        out.delay, out.wall, out.cpu = (detected - end) * 1000, took, cpu
-        out.right, out.joined = heard.text == it.call, cuts.joined
+        out.delay, out.wall, out.cpu = (arrives - end) * 1000, took, cpu
+        out.early, out.early_hit = (posted - end) * 1000, hit
+        out.right, out.joined = text == it.call, cuts.joined
         return out
     out.unended = "clean" if it.snr is None else f"{it.snr} dB"  # the noise kept it "in speech"
     return out
@@ -304,6 +337,13 @@ def latency(
         "inside a call, "
         f"{sum(d.joined for d in got)} calls heard joined; streamed result right "
         f"{100 * sum(d.right for d in got) / len(got):.1f}%"
+    )
+    early = [d.early for d in got]
+    print(
+        "  heard early (the tentative utterance while the endpointer waits, one thread, "
+        f"CPU time): end of speech → call median {med(early):.0f} ms, 90th percentile "
+        f"{np.percentile(early, 90):.0f} ms; the cut was the tentative utterance for "
+        f"{sum(d.early_hit for d in got)} of {len(got)}"
     )
     if unended:
         print(
@@ -391,45 +431,72 @@ class Decoded:
 
 
 def dev_features(seeds: tuple[int, ...], limit: int = 1, workers: int = 1) -> list[Decoded]:
-    """Features of every development decode; cached per seed beside the set's files, under
-    a hash of the dictionary (a changed lexicon decodes again)."""
+    """Features of every development decode with --roll/--layout (``feature_rows``)."""
+    out: list[Decoded] = []
+    for seed in seeds:
+        rows = feature_rows(dev_set(seed), ensure_dev(seed), workers)[::limit]
+        print(f"  features of {len(rows)} files of {dev_set(seed)}", flush=True)
+        out += [
+            Decoded(seed, tuple(r["x"]), r["best"] == r["call"], r["call"] is None, True)
+            for r in rows
+            if r["x"] is not None
+        ]
+    return out
+
+
+def _voice_of(rows: list[Decoded], seeds: tuple[int, ...]) -> list[str]:
+    """Each decode's voice (the rows of ``dev_features``, in its order)."""
+    return [
+        str(r["voice"])
+        for seed in seeds
+        for r in feature_rows(dev_set(seed), ensure_dev(seed))
+        if r["x"] is not None
+    ]
+
+
+def feature_rows(folder: Path, items: list[ts.Item], workers: int = 1) -> list[dict[str, Any]]:
+    """Each file's features heard with --roll/--layout, with what was said in it.
+
+    Cached beside the set under a hash of the lexicon, the features' names and
+    the shipped templates (a change to any of them hears everything again).
+    The confidence is a function of these features alone, so a confidence
+    (``--cv``, ``--from-features``) is measured from them without decoding.
+    """
     import hashlib
     import json
 
     from companion.voice.lexicon import dictionary_text
     from companion.voice.recognizer import FEATURE_NAMES, Features
+    from companion.voice.templates import TEMPLATES
 
-    key = hashlib.sha1((dictionary_text() + " ".join(FEATURE_NAMES)).encode()).hexdigest()[:10]
-    which = "-narrowed" if _WORKER.get("narrowed_only") else ""
-    out: list[Decoded] = []
-    for seed in seeds:
-        items = ensure_dev(seed)[::limit]
-        cache = dev_set(seed) / f"features-{key}-limit{limit}{which}.json"
-        if cache.exists():
-            rows = json.loads(cache.read_text(encoding="utf-8"))
-            out += [Decoded(seed, tuple(r[0]), r[1], r[2], r[3]) for r in rows]
-            print(
-                f"  features of {len(items)} files of {dev_set(seed)} from {cache.name}", flush=True
-            )
-            continue
-        print(f"  features of {len(items)} files of {dev_set(seed)} …", flush=True)
-        done = _map(_features_file, [(dev_set(seed), it) for it in items], workers)
-        mine: list[Decoded] = []
-        for it, pair in zip(items, done, strict=True):
-            for narrowed, f in pair:
-                assert isinstance(f, Features)
-                if f.best is None:
-                    continue
-                mine.append(
-                    Decoded(
-                        seed, f.vector(), call_text(f.best) == it.call, it.call is None, narrowed
-                    )
-                )
-        cache.write_text(
-            json.dumps([[d.x, d.right, d.talk, d.narrowed] for d in mine]), encoding="utf-8"
+    h = hashlib.sha1((dictionary_text() + " ".join(FEATURE_NAMES)).encode())
+    h.update(TEMPLATES.read_bytes())
+    cache = folder / f"rows-{h.hexdigest()[:10]}.json"
+    if cache.exists():
+        rows: list[dict[str, Any]] = json.loads(cache.read_text(encoding="utf-8"))
+        if [r["file"] for r in rows] == [it.file for it in items]:
+            return rows
+    _WORKER["narrowed_only"] = True
+    print(f"  features of {len(items)} files of {folder} …", flush=True)
+    done = _map(_features_file, [(folder, it) for it in items], workers)
+    rows = []
+    for it, pair in zip(items, done, strict=True):
+        ((_, f),) = pair
+        assert isinstance(f, Features)
+        rows.append(
+            {
+                "file": it.file,
+                "call": it.call,
+                "k": it.k,
+                "voice": it.voice,
+                "snr": it.snr,
+                "x": None if f.best is None else list(f.vector()),
+                "best": None if f.best is None else call_text(f.best),
+                "second": None if f.second is None else call_text(f.second),
+            }
         )
-        out += mine
-    return out
+    cache.write_text(json.dumps(rows), encoding="utf-8")
+    return rows
 
 
 def logistic(X: np.ndarray, y: np.ndarray, weight: np.ndarray) -> np.ndarray:
@@ -552,6 +619,93 @@ def fit_rows(rows: list[Decoded], seeds: tuple[int, ...]) -> tuple[np.ndarray, f
     return w, sure_logit
 
 
+def cross_validate(seeds: tuple[int, ...], workers: int = 1) -> None:
+    """The confidence fitted without one voice (or synthesiser) and measured on it.
+
+    A stand-in, on the development sets, for a voice never fitted on: each
+    fold is fitted as ``--fit`` fits (without the safety margin) and the
+    held-out voice's calls and talk are counted at 0.5 and 0.8.
+    """
+    from companion.voice.recognizer import squash
+
+    rows = dev_features(seeds, 1, workers)
+    voices = _voice_of(rows, seeds)
+    for what, group in (("voice", voices), ("synthesiser", [ts.synth_of(v) for v in voices])):
+        n = best = right = unsure = wrong8 = talk8 = talk5 = talks = 0
+        for g in sorted(set(group)):
+            train = [r for r, k in zip(rows, group, strict=True) if k != g]
+            held = [r for r, k in zip(rows, group, strict=True) if k == g]
+            w = fit_logit(train)
+            sure = sure_above(highest_wrong(w, train))
+            for r, z in zip(held, logits(w, held), strict=True):
+                conf = round(squash(float(z), sure), 3)
+                if r.talk:
+                    talks += 1
+                    talk5 += conf >= 0.5
+                    talk8 += conf >= HIGH_CONFIDENCE
+                    continue
+                n += 1
+                best += r.right
+                right += r.right and conf >= 0.5
+                unsure += conf < 0.5
+                wrong8 += not r.right and conf >= HIGH_CONFIDENCE
+        print(
+            f"  each {what} held out of the fit: calls right at 0.5 {100 * right / n:.1f}% "
+            f"(best guess {100 * best / n:.1f}%), unsure {100 * unsure / n:.1f}%, "
+            f"wrong ≥ {HIGH_CONFIDENCE} {wrong8}, talk ≥ {HIGH_CONFIDENCE} {talk8}, "
+            f"talk ≥ 0.5 {talk5} of {talks}"
+        )
+
+
+def from_features(folder: Path, items: list[ts.Item], workers: int = 1) -> None:
+    """Right, unsure and wrong per synthesiser, voice, noise level and call, from the features.
+
+    ``hear`` is the confidence of ``Recognizer.features``: the cached
+    features (``feature_rows``) give its figures with the committed
+    constants without decoding again (``hear`` itself: without this option).
+    """
+    from companion.voice.recognizer import logit_of_vector, squash
+
+    rows = feature_rows(folder, items, workers)
+    for r in rows:
+        conf = 0.0 if r["x"] is None else round(squash(logit_of_vector(tuple(r["x"]))), 3)
+        r["conf"], r["given"] = conf, r["best"] if conf >= 0.5 else None
+
+    def line(sel: list[dict[str, Any]]) -> str:
+        calls = [r for r in sel if r["call"] is not None]
+        talk = [r for r in sel if r["call"] is None]
+        n = max(1, len(calls))
+        wrong = [r for r in calls if r["given"] is not None and r["given"] != r["call"]]
+        two = sum(r["call"] in (r["best"], r["second"]) for r in calls)
+        sure = sum(r["conf"] >= HIGH_CONFIDENCE and r["given"] == r["call"] for r in calls)
+        return (
+            f"right {100 * sum(r['given'] == r['call'] for r in calls) / n:5.1f}% of "
+            f"{len(calls)}, unsure {100 * sum(r['given'] is None for r in calls) / n:5.1f}%, "
+            f"wrong {len(wrong)} (≥ {HIGH_CONFIDENCE}: "
+            f"{sum(r['conf'] >= HIGH_CONFIDENCE for r in wrong)}), "
+            f"best guess {100 * sum(r['best'] == r['call'] for r in calls) / n:5.1f}%, "
+            f"best or second {100 * two / n:5.1f}%, sure and right {sure}"
+            + (
+                f"; talk heard {sum(r['given'] is not None for r in talk)} of {len(talk)} "
+                f"(≥ {HIGH_CONFIDENCE}: "
+                f"{sum(r['given'] is not None and r['conf'] >= HIGH_CONFIDENCE for r in talk)})"
+                if talk
+                else ""
+            )
+        )
+
+    print(f"  all: {line(rows)}")
+    for synth in sorted({ts.synth_of(str(r["voice"])) for r in rows}):
+        print(f"  {synth}: {line([r for r in rows if ts.synth_of(str(r['voice'])) == synth])}")
+    for voice in sorted({str(r["voice"]) for r in rows}):
+        print(f"    {voice}: {line([r for r in rows if r['voice'] == voice])}")
+    for snr in ts.SNRS:
+        label = "clean" if snr is None else f"{snr} dB"
+        print(f"  {label}: {line([r for r in rows if r['snr'] == snr])}")
+    for k in TABLE_K:
+        print(f"  {k}: {line([r for r in rows if r['k'] == k])}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.bench_voice")
     ap.add_argument("--set", type=Path, default=None, help=f"test set folder (default {TEST_SET})")
@@ -579,16 +733,26 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--limit", type=int, default=None, help="use every n-th file only")
     ap.add_argument(
-        "--fit", action="store_true", help="fit the confidence on the development sets (seeds 1-4)"
+        "--fit", action="store_true", help="fit the confidence on the development sets (seeds 1-5)"
     )
     ap.add_argument(
-        "--dev", action="store_true", help="report on the development sets (seeds 1-4) instead"
+        "--dev", action="store_true", help="report on the development sets (seeds 1-5) instead"
+    )
+    ap.add_argument(
+        "--cv",
+        action="store_true",
+        help="fit the confidence without each development voice and measure it on that voice",
+    )
+    ap.add_argument(
+        "--from-features",
+        action="store_true",
+        help="the figures from the cached features (with --roll/--layout; --dev: seeds 1-5)",
     )
     ap.add_argument(
         "--seeds",
         type=str,
         default=None,
-        help="development seeds to use, e.g. 1,2 (default 1,2,3,4)",
+        help="development seeds to use, e.g. 1,2 (default 1,2,3,4,5)",
     )
     ap.add_argument(
         "--errors", action="store_true", help="list every file not heard right (narrowed)"
@@ -608,6 +772,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"bench_voice: seed {ts.KEPT_SEED} is the kept-aside set's", file=sys.stderr)
             return 2
         fit(seeds, args.limit or 1, args.workers)
+        return 0
+    if args.cv:
+        seeds = tuple(int(x) for x in args.seeds.split(",")) if args.seeds else ts.DEV_SEEDS
+        cross_validate(seeds, args.workers)
+        return 0
+    if args.from_features and args.dev:
+        print(f"bench_voice on {describe()}: the development sets, from their features")
+        for seed in ts.DEV_SEEDS:
+            print(f" seed {seed}:")
+            from_features(dev_set(seed), ensure_dev(seed), args.workers)
         return 0
     if args.dev:
         items_dev = [
@@ -645,6 +819,9 @@ def main(argv: list[str] | None = None) -> int:
                     int(parts[2]) if len(parts) > 2 else None,
                 )
             )
+    if args.from_features:
+        from_features(folder, items, args.workers)
+        return 0
     if args.latency_only:
         for window, ratio, mode in settings:
             latency(items, folder, window, ratio, mode, args.workers)

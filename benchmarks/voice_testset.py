@@ -90,6 +90,17 @@ _FLITE: dict[Word, tuple[str, ...]] = {
     Word.PHNGLUI: ("fng-lu-ee", "fuhng-lu-ee", "fung loo ee", "puh-nglui", "fnuh-gloo-ee"),
     Word.FHTAGN: ("f-tag-n", "ftahgun", "fuh-tahgn", "ftagn", "fuh-tag-un"),
 }
+#: Plain written spellings, read by each development voice's own letter-to-sound
+#: rules (English or German), as a player reads the words off a card: the
+#: wordings of ``SPELLED_SEEDS`` (issue 18, third round). Drawn from the
+#: issue's list of sayings (ia, i-a-a, ya; ktulu, ka-thulhu, tschulu; …);
+#: none is a kept-aside wording.
+_SPELLED: dict[Word, tuple[str, ...]] = {
+    Word.IAA: ("Iaa", "Ee-a", "Yaa", "Ee-a-a", "Eeaa"),
+    Word.CTHULHU: ("Kthulhu", "Cthulu", "Kuthulu", "Ka-thulhu", "Tchulu"),
+    Word.PHNGLUI: ("Fnglui", "Pnglui", "Fuhnglooee", "Fung-lui", "Funglui"),
+    Word.FHTAGN: ("Phtagn", "Fuhtagn", "Ftahgn", "Fhtahgn", "Ftagun"),
+}
 #: The kept-aside set's wordings (festival, spellings): never in a
 #: development set (``test_voice_parts`` checks), never tuned on.
 KEPT_WORDINGS: dict[Word, tuple[str, ...]] = {
@@ -193,8 +204,10 @@ KEPT_TALK: tuple[str, ...] = (
     "the dog",
     "four fives",
 )
-#: The development sets' seeds (the benchmark's is 8).
-DEV_SEEDS = (1, 2, 3, 4)
+#: The development sets' seeds (the benchmark's is 8); those of SPELLED_SEEDS
+#: say the calls in the plain spellings of ``_SPELLED``.
+DEV_SEEDS = (1, 2, 3, 4, 5)
+SPELLED_SEEDS = (5,)
 #: Share of the sayings with one word said twice ("Ia! Ia! Cthulhu!").
 REPEAT_SHARE = 0.15
 
@@ -237,16 +250,24 @@ def _lang(voice: str) -> str:
     return "de" if voice.startswith("de") else "en"
 
 
-def wordings(voice: str, kept: bool = False) -> dict[Word, tuple[str, ...]]:
+def wordings(voice: str, kept: bool = False, spelled: bool = False) -> dict[Word, tuple[str, ...]]:
     if kept:
         return KEPT_WORDINGS
+    if spelled:
+        return _SPELLED
     if synth_of(voice) == "flite":
         return _FLITE
     return _DE if _lang(voice) == "de" else _EN
 
 
-def spoken_text(call: tuple[Word, ...], voice: str, rng: random.Random, kept: bool = False) -> str:
-    table = wordings(voice, kept)
+def spoken_text(
+    call: tuple[Word, ...],
+    voice: str,
+    rng: random.Random,
+    kept: bool = False,
+    spelled: bool = False,
+) -> str:
+    table = wordings(voice, kept, spelled)
     words = [rng.choice(table[w]) for w in call]
     if rng.random() < REPEAT_SHARE:  # one word said twice, as excited players do
         i = rng.randrange(len(words))
@@ -400,12 +421,14 @@ def plan(
     more_talk: slice | None = None,
     kept: bool = False,
     one_snr: bool = False,
+    spelled: bool = False,
 ) -> list[Item]:
     """Every call × voice × render × noise level, plus table talk; deterministic per seed.
 
     ``more_talk`` adds those of ``DEV_PHRASES`` (development sets only);
     ``kept`` uses the kept-aside wordings and talk; ``one_snr`` renders each
-    saying at one noise level drawn from ``snrs`` instead of at all of them.
+    saying at one noise level drawn from ``snrs`` instead of at all of them;
+    ``spelled`` says the calls in the plain spellings of ``_SPELLED``.
     """
     rng = random.Random(seed)
     items: list[Item] = []
@@ -414,7 +437,7 @@ def plan(
         sayings: list[tuple[str | None, str]] = []
         for k in kids:
             for _ in range(renders):
-                sayings.append((k, spoken_text(TABLE_K[k], voice, rng, kept)))
+                sayings.append((k, spoken_text(TABLE_K[k], voice, rng, kept, spelled)))
         phrases: tuple[str, ...] = KEPT_TALK if kept else _TALK[_lang(voice)][talk]
         if more_talk is not None:
             phrases += DEV_PHRASES[_lang(voice)][more_talk]
@@ -455,11 +478,18 @@ def plan(
 
 def dev_plan(seed: int) -> list[Item]:
     """A development set: espeak-ng and flite, two renderings per call at one noise level each,
-    the development talk and half of DEV_PHRASES."""
+    the development talk and half of DEV_PHRASES (plain spellings for SPELLED_SEEDS)."""
     if seed == KEPT_SEED:
         raise ValueError("seed 8 is the test set's")
     return plan(
-        seed, 2, DEV_VOICES, SNRS, talk=DEV_TALK, more_talk=slice(seed % 2, None, 2), one_snr=True
+        seed,
+        2,
+        DEV_VOICES,
+        SNRS,
+        talk=DEV_TALK,
+        more_talk=slice(seed % 2, None, 2),
+        one_snr=True,
+        spelled=seed in SPELLED_SEEDS,
     )
 
 

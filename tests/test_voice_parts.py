@@ -288,3 +288,18 @@ def test_the_templates_lead_is_clipped() -> None:
     assert Features(call, 1.0, 0.0, 0.0, 0.1, 2, dtw_lead=-0.5).vector()[lead] == -0.5
     assert Features(call, 1.0, 0.0, 0.0, 0.1, 2, dtw_lead=-9.0).vector()[lead] == -DTW_CLIP
     assert Features(call, 1.0, 0.0, 0.0, 0.1, 2, dtw_lead=9.0).vector()[lead] == DTW_CLIP
+
+
+def test_the_spelled_development_seed_says_the_calls_in_plain_spellings() -> None:
+    from benchmarks import voice_testset as ts
+
+    spelled = {w.lower() for ws in ts._SPELLED.values() for w in ws}
+    for seed in ts.DEV_SEEDS:
+        calls = [it for it in ts.dev_plan(seed) if it.call is not None]
+        said = {
+            w.strip(",!").lower() for it in calls for w in it.spoken.replace("! ", " ").split(" ")
+        }
+        if seed in ts.SPELLED_SEEDS:
+            assert said <= spelled, said - spelled
+        else:  # the older development sets keep their own wordings
+            assert not said & spelled, said & spelled

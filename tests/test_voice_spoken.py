@@ -241,3 +241,75 @@ def test_a_cut_followed_soon_by_more_speech_is_handed_out_again_joined(
     assert len(near) == 2 and len(far) == 2
     assert near[1][1] and near[1][0] > near[0][0]  # the second cut holds the first as well
     assert not far[1][1] and far[1][0] < far[0][0] + far[1][0]
+
+
+def test_the_tentative_utterance_is_exactly_what_the_endpointer_cuts(
+    spoken: tuple[Path, list[ts.Item]],
+) -> None:
+    from companion.voice.listen import Utterances
+
+    folder, items = spoken
+    cuts_seen = 0
+    for it in items[:12]:
+        pcm = np.concatenate(
+            [read_wav(folder / it.file), np.zeros(16000, dtype=np.int16)]
+        ).tobytes()
+        cuts = Utterances()
+        fb = cuts.frame_bytes
+        last: bytes | None = None
+        for i in range(0, len(pcm) - fb + 1, fb):
+            utt = cuts.push(pcm[i : i + fb])
+            if utt is not None:
+                cuts_seen += 1
+                # the endpointer waits WINDOW after the speech: by then the
+                # utterance was already offered, byte for byte
+                assert last == utt, it.file
+                assert cuts.tentative is None
+                last = None
+            elif cuts.tentative is not None:
+                last = cuts.tentative
+    assert cuts_seen >= 12
+
+
+def test_the_listener_hears_the_call_while_the_endpointer_waits(
+    spoken: tuple[Path, list[ts.Item]],
+) -> None:
+    from companion.voice.listen import Listener
+
+    folder, items = spoken
+    it = next(i for i in items if i.k == "K4" and i.snr is None and i.voice == "en-us")
+    got: list[Heard] = []
+    listener = Listener(got.append)
+    heard_on: list[tuple[bool, Heard]] = []  # (was a tentative utterance, result)
+    hear = listener._recognizer.hear
+
+    def spy(samples: np.ndarray, calls: tuple[object, ...]) -> Heard:
+        cuts = listener._utterances
+        tentative = cuts is not None and cuts.tentative == samples.tobytes()
+        h = hear(samples, calls)  # type: ignore[arg-type]
+        heard_on.append((tentative, h))
+        return h
+
+    listener._recognizer.hear = spy  # type: ignore[method-assign]
+    listener.start(microphone=False)
+    try:
+        listener.start_turn(tuple(it.roll), tuple(it.layout))
+        pcm = np.concatenate(
+            [read_wav(folder / it.file), np.zeros(16000, dtype=np.int16)]
+        ).tobytes()
+        for i in range(0, len(pcm), 960):  # 30 ms at a time, the thread caught up each time
+            listener.feed(pcm[i : i + 960])
+            for _ in range(200):
+                if listener._queue.empty():
+                    break
+                threading.Event().wait(0.01)
+        for _ in range(300):
+            if listener._queue.empty() and got:
+                break
+            threading.Event().wait(0.1)
+    finally:
+        listener.stop()
+    assert got and got[-1].text == it.call
+    # the posted result is the one heard early, and the cut was not heard again
+    assert heard_on[-1] == (True, got[-1])
+    assert got[-1] is heard_on[-1][1]

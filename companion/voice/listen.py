@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -50,6 +51,13 @@ class Utterances:
     cut followed by more speech within ``join`` seconds is handed out again
     joined to that speech: the listener hears the first piece at once and
     the whole call a moment later, and the newer result replaces the older.
+
+    The endpointer decides an end only ``window`` after the last speech
+    frame, and those frames are silence: the utterance is already known when
+    the VAD first hears no speech. ``tentative`` then holds it, exactly as it
+    will be cut if the speech has ended there, so that it can be recognised
+    while the endpointer waits (``Listener``): the wait and the recognition
+    overlap instead of adding up.
     """
 
     def __init__(
@@ -69,17 +77,53 @@ class Utterances:
         self._previous = b""  # the last utterance handed out, to join a continuation to
         self.speech_end = 0.0  # stream time (s) of the end of the last utterance
         self.joined = False  # the last utterance handed out continues the one before
+        # The utterance as it will be cut if the speech ended at the last frame
+        # pushed (set on the first frame the VAD hears no speech in, else None).
+        self.tentative: bytes | None = None
+        self._vad = ps.Vad(vad_mode, rate)  # the endpointer's VAD, frame by frame
+        self._was_speech = False
+        self._pushed = 0  # frames pushed so far: stream time in frames
+        # The last frames pushed, with their numbers: the endpointer holds back
+        # ``window`` of them, and a tentative utterance needs them.
+        self._recent: deque[tuple[int, bytes]] = deque(maxlen=int(window / 0.01) + 8)
 
     def push(self, frame: bytes) -> bytes | None:
         """One frame of ``frame_bytes``; returns a whole utterance when one has ended."""
+        self.tentative = None
+        is_speech = bool(self._vad.is_speech(frame))
+        self._recent.append((self._pushed, frame))
+        self._pushed += 1
         speech = self._ep.process(frame)
         if speech is not None:
             self._parts.append(speech)
             if len(self._parts) * self.frame_bytes > MAX_SECONDS * self.rate * 2:
                 return self._cut()
         if not self._ep.in_speech and self._parts:
+            self._was_speech = is_speech
             return self._cut()
+        if self._ep.in_speech and self._was_speech and not is_speech:
+            self.tentative = self._as_cut()
+        self._was_speech = is_speech
         return None
+
+    def _as_cut(self) -> bytes | None:
+        """What ``_cut`` would hand out if the endpointer ended the speech now."""
+        first = round(float(self._ep.speech_start) / float(self._ep.frame_length))
+        held = first + len(self._parts)  # the first frame the endpointer still holds
+        tail = [f for n, f in self._recent if n >= held]
+        if not tail or self._recent[0][0] > held:  # not all of it kept: no guess
+            return None
+        out = b"".join(self._parts) + b"".join(tail)
+        if self._joins(float(self._ep.speech_start), len(out)):
+            out = self._previous + out
+        return out
+
+    def _joins(self, start: float, size: int) -> bool:
+        return (
+            bool(self._previous)
+            and start - self.speech_end <= self.join
+            and len(self._previous) + size <= MAX_SECONDS * self.rate * 2
+        )
 
     def flush(self, tail: bytes = b"") -> bytes | None:
         """End of the stream: whatever speech is still open."""
@@ -93,11 +137,7 @@ class Utterances:
         start, end = float(self._ep.speech_start), float(self._ep.speech_end)
         out = b"".join(self._parts)
         self._parts = []
-        self.joined = (
-            bool(self._previous)
-            and start - self.speech_end <= self.join
-            and len(self._previous) + len(out) <= MAX_SECONDS * self.rate * 2
-        )
+        self.joined = self._joins(start, len(out))
         if self.joined:
             out = self._previous + out
         self._previous, self.speech_end = out, end
@@ -133,6 +173,8 @@ class Listener:
         self._talking = False
         self._ptt: list[bytes] = []  # the thread's own state from here on
         self._utterances: Utterances | None = None
+        # A tentative utterance recognised before its end was sure, and the result.
+        self._early: tuple[bytes, Heard | None] | None = None
         self.error: str | None = None  # the last problem, as a sentence for the screen
 
     # ----------------------------------------------------------- lifecycle
@@ -227,11 +269,20 @@ class Listener:
                 frame, pending = pending[: cuts.frame_bytes], pending[cuts.frame_bytes :]
                 utterance = cuts.push(frame)
                 if utterance is not None:
-                    self._recognise(utterance)
+                    self._post(utterance)
+                elif (
+                    cuts.tentative is not None
+                    and len(pending) < cuts.frame_bytes
+                    and self._queue.empty()
+                ):
+                    # Caught up with the microphone, and the speech may have
+                    # ended: recognise it now, while the endpointer waits to
+                    # be sure. Behind the microphone, the wait is already over.
+                    self._early = (cuts.tentative, self._hear(cuts.tentative))
 
     def _control(self, what: str, value: Any) -> None:
         if what in ("turn", "end"):  # half an utterance from before never carries over
-            self._utterances = Utterances(self.rate)
+            self._utterances, self._early = Utterances(self.rate), None
         if what == "turn":
             self._calls, self._listening = value, True
         elif what == "end":
@@ -242,15 +293,26 @@ class Listener:
             audio, self._talking, self._ptt = b"".join(self._ptt), False, []
             self._recognise(audio)
 
+    def _post(self, pcm: bytes) -> None:
+        """An utterance the endpointer cut: its early result when it is the same audio."""
+        early, self._early = self._early, None
+        heard = early[1] if early is not None and early[0] == pcm else self._hear(pcm)
+        if heard is not None:
+            self.on_heard(heard)
+
     def _recognise(self, pcm: bytes) -> None:
+        heard = self._hear(pcm)
+        if heard is not None:
+            self.on_heard(heard)
+
+    def _hear(self, pcm: bytes) -> Heard | None:
         if not self._listening or not pcm:
-            return
+            return None
         samples: Samples = np.frombuffer(pcm, dtype="<i2")
         if self.rate != RATE:
             samples = to_int16(resample(samples.astype(np.float64), self.rate, RATE))
         try:
-            heard = self._recognizer.hear(samples, self._calls)
+            return self._recognizer.hear(samples, self._calls)
         except Exception as exc:  # noqa: BLE001 - the thread must survive; the screen says why
             self.error = f"the call could not be recognised: {exc}"
-            return
-        self.on_heard(heard)
+            return None
