@@ -418,3 +418,12 @@ def test_all_peaks_at_once_decode_exactly_as_one_at_a_time() -> None:
         assert len(ref) >= 8
         assert _bitwise(decode(m, ys[order], xs[order], s), ref)
     assert decode(maps, np.zeros(0, np.intp), np.zeros(0, np.intp), s) == []
+
+
+def test_one_session_per_model_file_and_thread_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    path = default_detector_path().resolve()
+    sess = load_session(path, threads=1)
+    assert load_session(str(path), threads=1) is sess
+    monkeypatch.chdir(path.parent)
+    assert load_session(path.name, threads=1) is sess  # a relative path is resolved first
+    assert load_session(path, threads=2) is not sess

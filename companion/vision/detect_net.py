@@ -63,21 +63,31 @@ _SESSIONS: dict[tuple[str, int], Any] = {}
 def load_session(path: str | Path | None = None, *, threads: int = 2) -> Any:
     """The onnxruntime session for the detector, cached per process."""
     p = Path(path) if path is not None else default_detector_path()
+    # an absolute path as given is looked up first: no file system calls on every frame
+    given = (str(p), threads) if p.is_absolute() else None
+    if given in _SESSIONS:
+        return _SESSIONS[given]
     key = (str(p.resolve()), threads)
     if key in _SESSIONS:
-        return _SESSIONS[key]
+        sess = _SESSIONS[key]
+    else:
+        sess = _SESSIONS[key] = _open(p, threads)
+    if given is not None:
+        _SESSIONS[given] = sess
+    return sess
+
+
+def _open(p: Path, threads: int) -> Any:
     if not p.is_file():
         raise DetectorModelError(
             f"die detector model not found at {p} (set {MODEL_ENV} to its path)"
         )
     try:
-        sess = cpu_session(p, threads)
+        return cpu_session(p, threads)
     except Exception as exc:  # onnxruntime raises its own untyped errors
         raise DetectorModelError(
             f"die detector model {p} cannot be loaded: {str(exc).splitlines()[0]}"
         ) from None
-    _SESSIONS[key] = sess
-    return sess
 
 
 def _prepare(image: ImageBGR, input_long: int) -> tuple[F32, float]:
