@@ -204,9 +204,10 @@ def test_die_like_clutter_beside_dice_is_rarely_read_as_a_die() -> None:
 # ---------------------------------------------------------------------- squares that are no dice
 
 
-# The shipped finder takes die-sized printed squares for dice (jade precision 0.797). The
-# squares candidate of models/DETECTOR_CARD.md passes the first two tests below but is not
-# shipped (it loses on held-out renders): these record the gap, and turn red when it closes.
+# The shipped finder takes die-sized printed squares for dice (jade precision 0.797). The two
+# squares candidates of models/DETECTOR_CARD.md pass the first two tests below (the second one
+# the markers' test too) but are not shipped (each loses elsewhere): these record the gap,
+# and turn red when it closes.
 SQUARES_GAP = pytest.mark.xfail(
     strict=True, reason="shipped finder: printed squares read as dice (issue 13)"
 )
