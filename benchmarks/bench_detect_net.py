@@ -10,7 +10,9 @@ is right, VISION.md's "half hidden"). bench_read.py adds enrolment.
 ``--sweep`` picks the peak threshold on VALIDATION-style frames; ``--real``
 scores centers on ../shared/real-dice (kept-aside and development photos
 apart, a match within 30 px: benchmarks/real_dice.py);
-``--time`` times both finders at 1280x960 and 2304x1296; ``--closeups N`` scores
+``--time`` times both finders at 1280x960 and 2304x1296 (``--threads``);
+``--against REV`` times the net finder against its code at git revision REV, in
+turns on the same frames, and counts runs whose finds differ; ``--closeups N`` scores
 96x96 frames of one die (issue 13 item 5). ``--foreign`` scores the finder alone on
 ../shared/foreign-art (frames of test/, matched as its score.py does; close-ups of
 crops/): evaluation only, never for choosing anything. ``--squares N`` counts finds
@@ -23,10 +25,13 @@ import argparse
 import os
 import pickle
 import statistics
+import subprocess
 import sys
 import time
+import types
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -230,10 +235,16 @@ def squares(n: int, finder: Finder) -> None:
     )
 
 
-def timing() -> None:
+def timing(n: int, threads: int, classical: bool) -> None:
+    """Median and p95 of each finder, 3 runs of each of n frames of 20 dice (held-out styles)."""
     for size in ((1280, 960), (2304, 1296)):
-        fr = frames(90_000, 10, HELD_OUT, size)
-        for name, fn in (("net", find_dice_net), ("classical", find_dice)):
+        fr = frames(90_000, n, HELD_OUT, size)
+        named: list[tuple[str, Finder]] = [
+            (f"net ({threads} thread{'s' if threads > 1 else ''})", _net(threads))
+        ]
+        if classical:
+            named.append(("classical", find_dice))
+        for name, fn in named:
             fn(fr[0].image)
             ts = []
             tally = Tally()
@@ -256,9 +267,69 @@ def timing() -> None:
             )
 
 
+def _net(threads: int, module: types.ModuleType | None = None) -> Finder:
+    m = module or sys.modules[find_dice_net.__module__]
+    sess = m.load_session(threads=threads)
+    return lambda image: cast(list[FoundDie], m.find_dice_net(image, session=sess))
+
+
+def _module_at(rev: str) -> types.ModuleType:
+    """companion/vision/detect_net.py as it was at git revision ``rev``, loaded beside today's."""
+    root = Path(__file__).resolve().parents[1]
+    src = subprocess.run(
+        ["git", "-C", str(root), "show", f"{rev}:companion/vision/detect_net.py"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    name = f"detect_net_at_{rev}"
+    module = types.ModuleType(name)
+    sys.modules[name] = module  # dataclasses look their module up
+    exec(compile(src, f"{rev}:detect_net.py", "exec"), module.__dict__)
+    return module
+
+
+def against(rev: str, n: int, threads: int) -> None:
+    """This finder and the one at git revision ``rev``, timed in turns on the same frames (on a
+    shared machine the load changes from second to second; taking turns lets both see the same
+    load), and whether their finds are the same to the bit."""
+    old, new = _net(threads, _module_at(rev)), _net(threads)
+    for size in ((1280, 960), (2304, 1296)):
+        fr = frames(90_000, n, HELD_OUT, size)
+        old(fr[0].image), new(fr[0].image)
+        ts: dict[str, list[float]] = {"old": [], "new": []}
+        differ = 0
+        for rep in range(5):
+            for f in fr:
+                runs = (("old", old), ("new", new)) if rep % 2 else (("new", new), ("old", old))
+                got = {}
+                for name, fn in runs:
+                    t0 = time.perf_counter()
+                    got[name] = fn(f.image)
+                    ts[name].append((time.perf_counter() - t0) * 1000)
+                differ += not _same_finds(got["old"], got["new"])
+        print(
+            f"{size[0]}x{size[1]}, {threads} thread(s), {len(ts['new'])} runs each: "
+            f"at {rev} median {statistics.median(ts['old']):.1f} ms, now "
+            f"{statistics.median(ts['new']):.1f} ms; runs whose finds differ: {differ}",
+            flush=True,
+        )
+
+
+def _same_finds(a: list[FoundDie], b: list[FoundDie]) -> bool:
+    return len(a) == len(b) and all(
+        (x.center, x.edge, x.clean, x.reason, x.sized, x.size_doubt)
+        == (y.center, y.edge, y.clean, y.reason, y.sized, y.size_doubt)
+        and np.array_equal(x.corners, y.corners)
+        for x, y in zip(a, b, strict=True)
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    ap.add_argument("--frames", type=int, default=200)
+    ap.add_argument(
+        "--frames", type=int, default=0, help="frames to score (200) or, with --time, to time (10)"
+    )
     ap.add_argument("--first", type=int, default=5000)
     ap.add_argument("--no-classical", action="store_true")
     ap.add_argument("--real", action="store_true")
@@ -272,6 +343,13 @@ def main(argv: list[str] | None = None) -> int:
         "--verbose", action="store_true", help="with --real: list every miss and phantom"
     )
     ap.add_argument("--time", action="store_true")
+    ap.add_argument("--threads", type=int, default=2, help="with --time/--against: the net's")
+    ap.add_argument(
+        "--against",
+        metavar="REV",
+        default="",
+        help="time the net finder against its detect_net.py at git revision REV, in turns",
+    )
     ap.add_argument("--sweep", type=int, default=0, metavar="N")
     ap.add_argument("--closeups", type=int, default=0, metavar="N", help="N close-ups of one die")
     ap.add_argument(
@@ -293,8 +371,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.closeups:
         closeups(args.closeups)
         return 0
+    if args.against:
+        against(args.against, args.frames or 10, args.threads)
+        return 0
     if args.time:
-        timing()
+        timing(args.frames or 10, args.threads, not args.no_classical)
         return 0
     if args.real:
         named: list[tuple[str, Finder]] = [("net", find_dice_net), ("both", find_dice_both)]
@@ -327,7 +408,7 @@ def main(argv: list[str] | None = None) -> int:
     from companion.vision.classify import FaceClassifier
 
     clf = FaceClassifier()
-    fr = frames(args.first, args.frames, HELD_OUT)
+    fr = frames(args.first, args.frames or 200, HELD_OUT)
     finders: list[tuple[str, Finder]] = [("net", find_dice_net), ("both", find_dice_both)]
     if not args.no_classical:
         finders.append(("classical", find_dice))
