@@ -80,7 +80,13 @@ def run_trial(
     prof = fit_profile(clf, enrol_x, enrol_y, np.concatenate(ef))
     logits, _ = clf.run(test_x)
     probs, unlike = prof.read(rotation_embeddings(clf, test_x, READ_ROTATIONS))
-    return Trial(style.name, test_y, logits, probs, (probs.max(axis=1) >= prof.threshold) & ~unlike)
+    return Trial(
+        style.name,
+        test_y,
+        logits,
+        probs,
+        (probs.max(axis=1) >= prof.limit(probs.argmax(axis=1))) & ~unlike,
+    )
 
 
 def fit_temperature(logits: F32, labels: npt.NDArray[np.int64]) -> float:

@@ -51,8 +51,10 @@ class ModelError(Exception):
 class ProfileHead(Protocol):
     """What reading needs of an enrolment profile (enroll.Profile)."""
 
-    @property
-    def threshold(self) -> float: ...
+    def limit(self, best: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
+        """The `?` limit of each die, given the motif it looks most like."""
+        ...
+
     def read(self, rot_emb: F32) -> tuple[F32, npt.NDArray[np.bool_]]:
         """Probabilities (N, 5) from embeddings at right angles (R, N, D), and the dice unlike any
         motif."""
@@ -190,15 +192,15 @@ class FaceClassifier:
 
     def probabilities(
         self, crops: npt.NDArray[np.uint8]
-    ) -> tuple[F32, float, npt.NDArray[np.bool_], F32]:
-        """Calibrated probabilities (N, 5), the threshold that applies to them, dice unlike any
-        motif, and each crop's probability of being no die at all."""
+    ) -> tuple[F32, float | npt.NDArray[np.float64], npt.NDArray[np.bool_], F32]:
+        """Calibrated probabilities (N, 5), the threshold that applies to them (one, or one a
+        die), dice unlike any motif, and each crop's probability of being no die at all."""
         if self.profile is not None:
             logits, rot_emb = rotation_run(self, crops, READ_ROTATIONS)
             probs, unlike = self.profile.read(rot_emb)
             return (
                 probs,
-                self.profile.threshold,
+                self.profile.limit(probs.argmax(axis=1)),
                 unlike,
                 self.motif_probabilities(logits)[1],
             )
@@ -221,7 +223,8 @@ class FaceClassifier:
         out = []
         for i, k in enumerate(best):
             conf = float(probs[i, k])
-            sure = conf >= threshold and not unlike[i] and not not_die[i]
+            limit = threshold if isinstance(threshold, float) else float(threshold[i])
+            sure = conf >= limit and not unlike[i] and not not_die[i]
             face = FACES[k] if sure else UNKNOWN
             out.append(FaceReading(face, conf, FACES[k], bool(not_die[i]), float(not_die_p[i])))
         return out
