@@ -346,6 +346,7 @@ def test_cli_enrols_with_the_die_finder(
     )
     out = capsys.readouterr().out
     assert "enrolled" in out and "self-check" in out and "I: 20 dice learnt" in out
+    assert "below its motif's confidence limit (I 0." in out
     reader = load_reader(tmp_path / "prof", model=MODEL)
     n, right, silent = _read_style(reader, style, range(950, 952))
     assert right / n >= 0.95 and silent <= 1, (n, right, silent)
