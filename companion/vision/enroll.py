@@ -9,12 +9,14 @@ the table's art differs from what the network learnt, the network's own head
 is wrong in a consistent way that a head fitted on this art is not.
 
 A profile also knows what its dice look like: the mean embedding of each
-motif (a prototype). A die read with too little confidence, or further from
-its motif's prototype than any enrolled die was, reads `?`. Both limits come
-from the enrolment itself, by leaving one frame out at a time: the head
-fitted on the other frames reads the left-out frame's dice, and the figures
-of that cross-check (how many dice were read right, which motifs were taken
-for which) are kept in the profile as its estimate of how well it will read.
+motif (a prototype). A die read with too little confidence for the motif it
+looks most like, or further from that motif's prototype than any enrolled die
+was, reads `?`. Both limits come from the enrolment itself, by leaving one
+frame out at a time: the head fitted on the other frames reads the left-out
+frame's dice; a motif's confidence limit rises only with the wrong reads that
+took a die for it or took one of its dice for another. The figures of that
+cross-check (how many dice were read right, which motifs were taken for which)
+are kept in the profile as its estimate of how well it will read.
 """
 
 from __future__ import annotations
