@@ -82,7 +82,12 @@ def run_trial(
     logits, emb = clf.run(test_x)
     probs, unlike = prof.read(rotation_embeddings(clf, test_x, READ_ROTATIONS))
     return Trial(
-        style.name, test_y, logits, emb, probs, (probs.max(axis=1) >= prof.threshold) & ~unlike
+        style.name,
+        test_y,
+        logits,
+        emb,
+        probs,
+        (probs.max(axis=1) >= prof.limit(probs.argmax(axis=1))) & ~unlike,
     )
 
 

@@ -16,9 +16,15 @@ import pytest
 from companion.synth import FACES, HELD_OUT, DieTruth, Style, render_frame, style_by_name
 from companion.synth.crops import jitter_corners
 from companion.vision import faces_cli
-from companion.vision.classify import UNKNOWN, FaceClassifier, rotation_embeddings
+from companion.vision.classify import (
+    READ_ROTATIONS,
+    UNKNOWN,
+    FaceClassifier,
+    rotation_embeddings,
+)
 from companion.vision.crop import cut_face
 from companion.vision.enroll import (
+    HEAD_KIND,
     EnrolmentError,
     Profile,
     enroll,
@@ -127,6 +133,8 @@ def test_profile_round_trip_and_model_check(tmp_path: Path, clf: FaceClassifier)
     prof.save(tmp_path / "p")
     back = Profile.load(tmp_path / "p", clf)
     assert np.array_equal(back.weights, prof.weights) and back.threshold == prof.threshold
+    assert len(back.limits) == len(FACES) and back.limits == prof.limits
+    assert max(prof.limits) <= prof.threshold  # no motif read less surely than one limit would
     assert (
         back.check == prof.check and back.warnings == prof.warnings and back.counts == prof.counts
     )
@@ -143,6 +151,11 @@ def test_profile_round_trip_and_model_check(tmp_path: Path, clf: FaceClassifier)
     (tmp_path / "p" / "profile.json").write_text(json.dumps(meta))
     with pytest.raises(EnrolmentError, match="older companion; enrol again$"):
         Profile.load(tmp_path / "p", clf)
+    meta["head"] = HEAD_KIND
+    meta["limits"] = None  # a profile from before per-motif limits: one limit for every motif
+    (tmp_path / "p" / "profile.json").write_text(json.dumps(meta))
+    old = Profile.load(tmp_path / "p", clf)
+    assert old.limits == () and np.all(old.limit(np.arange(5)) == prof.threshold)
     del meta["head"]  # the first kind: a head that replaced the network's
     (tmp_path / "p" / "profile.json").write_text(json.dumps(meta))
     with pytest.raises(EnrolmentError, match="older companion"):
@@ -214,6 +227,44 @@ def test_threshold_rule() -> None:
     assert _threshold(np.array([0.97, 0.8, 0.7], np.float32), 150) == pytest.approx(0.805)
     assert _threshold(np.array([0.97, 0.8, 0.7], np.float32), 50) == pytest.approx(0.975)
     assert _threshold(np.array([0.9999], np.float32), 10) == 0.995
+
+
+def test_a_limit_is_raised_only_for_the_motifs_a_wrong_read_mixed_up() -> None:
+    from companion.vision.enroll import MIN_THRESHOLD, _limits, _threshold
+
+    # 150 dice checked (one may pass wrong): three 3s read 2, one I read E.
+    conf = np.array([0.95, 0.8, 0.7, 0.75, 0.9], np.float32)
+    pred = np.array([2, 2, 2, 4, 0])
+    labels = np.array([3, 3, 3, 0, 0])
+    wrong = np.array([True, True, True, True, False])
+    limits = _limits(conf, pred, labels, wrong, 150)
+    # the 0.95 may pass (1 % of 150); the 0.8 sets 2 and 3, the 0.75 sets I and E; 1 is free
+    assert limits.tolist() == pytest.approx([0.755, MIN_THRESHOLD, 0.805, 0.805, 0.755])
+    assert float(limits.max()) == pytest.approx(_threshold(conf[wrong], 150))
+    # with 50 dice none may pass: the 0.95 sets 2 and 3
+    assert _limits(conf, pred, labels, wrong, 50).tolist() == pytest.approx(
+        [0.755, MIN_THRESHOLD, 0.955, 0.955, 0.755]
+    )
+    none = _limits(conf, pred, labels, np.zeros(5, bool), 150)
+    assert none.tolist() == pytest.approx([MIN_THRESHOLD] * 5)
+
+
+def test_reading_applies_the_limit_of_the_motif_read(clf: FaceClassifier) -> None:
+    style = style_by_name("jade/navy/pulp")
+    prof = fit_profile(clf, *_enrolment_crops(style, 11))
+    test, truth, _ = _enrolment_crops(style, 77, frames=1)
+    probs, unlike = prof.read(rotation_embeddings(clf, test, READ_ROTATIONS))
+    best, conf = probs.argmax(axis=1), probs.max(axis=1)
+    # the dice read 1 must pass the strictest limit; every other motif passes at any confidence
+    strict = tuple(0.0 if k != 1 else 0.999999 for k in range(len(FACES)))
+    clf.profile = dataclasses.replace(prof, limits=strict)
+    reads = clf.classify(test)
+    clf.profile = None
+    for r, b, c, u in zip(reads, best, conf, unlike, strict=True):
+        want = FACES[b] if not u and (b != 1 or c >= 0.999999) else UNKNOWN
+        assert r.face == want, (r, b, c)
+    assert any(r.face == UNKNOWN and r.best == "1" for r in reads)
+    assert sum(r.face not in (UNKNOWN,) for r in reads) >= 0.5 * len(truth)
 
 
 def test_dice_unlike_every_motif_read_unknown(clf: FaceClassifier) -> None:
@@ -295,6 +346,7 @@ def test_cli_enrols_with_the_die_finder(
     )
     out = capsys.readouterr().out
     assert "enrolled" in out and "self-check" in out and "I: 20 dice learnt" in out
+    assert "below its motif's confidence limit (I 0." in out
     reader = load_reader(tmp_path / "prof", model=MODEL)
     n, right, silent = _read_style(reader, style, range(950, 952))
     assert right / n >= 0.95 and silent <= 1, (n, right, silent)
@@ -316,7 +368,7 @@ def test_held_out_styles_after_enrolment_meet_the_bar(clf: FaceClassifier) -> No
 def test_one_view_of_a_die_reads_as_four_do(clf: FaceClassifier) -> None:
     # The embedding is trained to be the same at every right angle, so a profile
     # read can embed fewer views of each die (READ_ROTATIONS) than four.
-    from companion.vision.classify import READ_ROTATIONS, with_rotations
+    from companion.vision.classify import with_rotations
 
     crops, labels, frames = _enrolment_crops(HELD_OUT[9], 2)
     prof = fit_profile(clf, crops, labels, frames)

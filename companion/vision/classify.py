@@ -54,8 +54,10 @@ class ModelError(Exception):
 class ProfileHead(Protocol):
     """What reading needs of an enrolment profile (enroll.Profile)."""
 
-    @property
-    def threshold(self) -> float: ...
+    def limit(self, best: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
+        """The `?` limit of each die, given the motif it looks most like."""
+        ...
+
     def read(self, rot_emb: F32) -> tuple[F32, npt.NDArray[np.bool_]]:
         """Probabilities (N, 5) from embeddings at right angles (R, N, D), and the dice unlike any
         motif."""
@@ -251,10 +253,10 @@ class FaceClassifier:
         not_die = p[:, len(FACES)] if self.knows_non_dice else np.zeros(len(p), np.float32)
         return np.ascontiguousarray(p[:, : len(FACES)]), np.asarray(not_die, np.float32)
 
-    def thresholds(self, probs: F32, emb: F32) -> F32:
+    def thresholds(self, probs: F32, emb: F32) -> npt.NDArray[np.float64]:
         """The `?` limit of each die read by the model alone: the model's own, or the lower limit
         of known art for a die that lies among the training styles' dice (KnownArt)."""
-        limit = np.full(len(probs), self.calibration.threshold, np.float32)
+        limit = np.full(len(probs), self.calibration.threshold, np.float64)
         if self.known is not None and len(probs):
             near = self.known.distances(emb, probs.argmax(axis=1)) <= self.known.distance
             limit[near] = min(self.known.threshold, self.calibration.threshold)
@@ -262,15 +264,16 @@ class FaceClassifier:
 
     def probabilities(
         self, crops: npt.NDArray[np.uint8]
-    ) -> tuple[F32, F32, npt.NDArray[np.bool_], F32]:
-        """Calibrated probabilities (N, 5), the threshold that applies to each, dice unlike any
-        motif, and each crop's probability of being no die at all."""
+    ) -> tuple[F32, npt.NDArray[np.float64], npt.NDArray[np.bool_], F32]:
+        """Calibrated probabilities (N, 5), the threshold that applies to each (a profile's:
+        that of the motif it reads), dice unlike any motif, and each crop's probability of
+        being no die at all."""
         if self.profile is not None:
             logits, rot_emb = rotation_run(self, crops, READ_ROTATIONS)
             probs, unlike = self.profile.read(rot_emb)
             return (
                 probs,
-                np.full(len(probs), self.profile.threshold, np.float32),
+                np.asarray(self.profile.limit(probs.argmax(axis=1)), np.float64),
                 unlike,
                 self.motif_probabilities(logits)[1],
             )
@@ -293,7 +296,7 @@ class FaceClassifier:
         out = []
         for i, k in enumerate(best):
             conf = float(probs[i, k])
-            sure = conf >= threshold[i] and not unlike[i] and not not_die[i]
+            sure = conf >= float(threshold[i]) and not unlike[i] and not not_die[i]
             face = FACES[k] if sure else UNKNOWN
             out.append(FaceReading(face, conf, FACES[k], bool(not_die[i]), float(not_die_p[i])))
         return out

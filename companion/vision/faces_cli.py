@@ -65,9 +65,11 @@ def self_check_lines(profile: Profile) -> list[str]:
                 + (f", {row[-1]} ?" if row[-1] else "")
                 + (f", {others}" if others else "")
             )
+    limits = profile.limits or (profile.threshold,) * len(FACES)
     lines.append(
-        f"a die reads ? below {profile.threshold:.3f} confidence "
-        "or when unlike every enrolled motif"
+        "a die reads ? below its motif's confidence limit ("
+        + ", ".join(f"{f} {v:.3f}" for f, v in zip(FACES, limits, strict=True))
+        + ") or when unlike every enrolled motif"
     )
     lines += [f"warning: {w}" for w in profile.warnings]
     if not profile.warnings:
