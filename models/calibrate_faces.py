@@ -174,24 +174,22 @@ def known_art(
     dev = emb - means[train.labels]
     cov = dev.T @ dev / len(dev) + 1e-3 * np.eye(emb.shape[1])
     precision = np.asarray(np.linalg.inv(cov), np.float32)
+    known = KnownArt(means.astype(np.float32), precision, 0.0, low)
+    low_limit = min(low, clf.calibration.threshold)
+    # Per validation set: each die's confidence, whether its best guess is wrong, its distance
+    # (none depends on the distance chosen), and the share of silent errors allowed.
     sets = []
     for rd, target in ((styles, TARGET), (fam, FAMILY_TARGET)):
         p = clf.motif_probabilities(rd.logits)[0]
-        sets.append((p, rd.labels, target))
-    clf.known = KnownArt(means.astype(np.float32), precision, 0.0, low)
-    dists = np.concatenate(
-        [
-            clf.known.distances(e, p.argmax(axis=1))
-            for (p, _, _), e in zip(sets, (styles.embeddings, fam.embeddings), strict=True)
-        ]
-    )
+        best_motif = p.argmax(axis=1)
+        dist = known.distances(rd.embeddings, best_motif)
+        sets.append((p.max(axis=1), best_motif != rd.labels, dist, target))
     best = 0.0
-    for d in np.unique(np.round(dists, 3)):
-        clf.known = KnownArt(means.astype(np.float32), precision, float(d), low)
+    for d in np.unique(np.round(np.concatenate([s[2] for s in sets]), 3)):
         ok = True
-        for (p, labels, target), e in zip(sets, (styles.embeddings, fam.embeddings), strict=True):
-            shown = sure(clf, p, e)
-            ok &= float(np.sum(shown & (p.argmax(axis=1) != labels))) / len(labels) <= target
+        for conf, wrong, dist, target in sets:
+            shown = conf >= np.where(dist <= float(d), low_limit, clf.calibration.threshold)
+            ok &= float(np.sum(shown & wrong)) / len(wrong) <= target
         if not ok:
             break
         best = float(d)
