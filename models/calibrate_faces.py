@@ -30,7 +30,14 @@ from KNOWN_SEED) give each motif's mean and a shared covariance; the styles'
 limit holds for dice within a distance of their motif's mean, chosen as the
 largest that keeps both silent targets on the validation frames.
 
-    python models/calibrate_faces.py [--model models/faces.onnx] [--frames 300]
+With --margins, per-motif margins of unknown art (KnownArt.margins) too: for
+each motif that validation-family dice beyond the distance were wrongly read
+as (at or over their limit), the largest embedding ratio of such a die read
+right below the smallest ratio of a wrong one; no margin for the others. Not
+in the shipped model's metadata: on held-out frames it cost our held-out
+styles dice (models/MODEL_CARD.md, "fifth round").
+
+    python models/calibrate_faces.py [--model models/faces.onnx] [--frames 300] [--margins]
 """
 
 from __future__ import annotations
@@ -40,7 +47,7 @@ import json
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -196,7 +203,45 @@ def known_art(
     return KnownArt(means.astype(np.float32), precision, best, low)
 
 
-def calibrate(path: Path, *, frames: int = 300, quick: bool = False) -> dict[str, object]:
+def margins(
+    clf: FaceClassifier, fam: ReadDice
+) -> tuple[tuple[float | None, ...], dict[str, object]]:
+    """Per-motif margins of unknown art (KnownArt.margins), chosen on validation families.
+
+    Only dice beyond known art's distance and read as a motif (at or over their limit) count.
+    For a motif some of them were wrongly read as, the margin is the largest ratio of one read
+    right below the smallest ratio of a wrong one (0 if none is): none of those silent errors
+    remains, and as few right reads as the ratio allows turn `?`. A motif without such an error
+    gets none. Returns the margins and what they decide on these dice.
+    """
+    assert clf.known is not None
+    p = clf.motif_probabilities(fam.logits)[0]
+    best = p.argmax(axis=1)
+    far = clf.known.distances(fam.embeddings, best) > clf.known.distance
+    shown = far & (p.max(axis=1) >= clf.thresholds(p, fam.embeddings))
+    ratio = clf.known.ratios(fam.embeddings, best)
+    wrong = best != fam.labels
+    out: list[float | None] = []
+    for k in range(len(FACES)):
+        bad = shown & wrong & (best == k)
+        if not bad.any():
+            out.append(None)
+            continue
+        good = shown & ~wrong & (best == k) & (ratio < ratio[bad].min())
+        out.append(float(f"{ratio[good].max():.6g}") if good.any() else 0.0)
+    limit = np.array([np.inf if m is None else m for m in out])
+    flagged = shown & (ratio > limit[best])
+    return tuple(out), {
+        "margins": dict(zip(FACES, out, strict=True)),
+        "family_dice_beyond_distance_shown": int(shown.sum()),
+        "silent_errors_turned_unknown": int(np.sum(flagged & wrong)),
+        "right_reads_turned_unknown": int(np.sum(flagged & ~wrong)),
+    }
+
+
+def calibrate(
+    path: Path, *, frames: int = 300, quick: bool = False, with_margins: bool = False
+) -> dict[str, object]:
     t0 = time.time()
     n = 6 if quick else frames
     classes = output_classes(path)
@@ -219,6 +264,11 @@ def calibrate(path: Path, *, frames: int = 300, quick: bool = False) -> dict[str
     clf.calibration = type(clf.calibration)(temp, thr)
     known = known_art(clf, read_frames(clf, n, KNOWN_SEED, TRAIN), styles, fam, thr_styles)
     clf.known = known
+    margin_report: dict[str, object] = {}
+    if with_margins:
+        chosen, margin_report = margins(clf, fam)
+        known = replace(known, margins=chosen)
+        clf.known = known
     values = {
         "classes": ",".join(classes),
         "temperature": f"{temp:.6g}",
@@ -270,6 +320,7 @@ def calibrate(path: Path, *, frames: int = 300, quick: bool = False) -> dict[str
             "threshold": known.threshold,
             "validation_styles_known": float(np.mean(near(clf, p_styles, styles.embeddings))),
             "validation_families_known": float(np.mean(near(clf, p_fam, fam.embeddings))),
+            **margin_report,
         },
         "styles": scores(p_styles, styles.labels, 0.0, sure(clf, p_styles, styles.embeddings)),
         "families": scores(p_fam, fam.labels, 0.0, sure(clf, p_fam, fam.embeddings)),
@@ -286,8 +337,11 @@ def main() -> None:
     ap.add_argument("--model", default=str(Path(__file__).resolve().parent / "faces.onnx"))
     ap.add_argument("--frames", type=int, default=300, help="frames of each kind")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--margins", action="store_true", help="also per-motif margins of unknown art")
     args = ap.parse_args()
-    report = calibrate(Path(args.model), frames=args.frames, quick=args.quick)
+    report = calibrate(
+        Path(args.model), frames=args.frames, quick=args.quick, with_margins=args.margins
+    )
     out = Path(args.model).with_suffix(".calibration.json")
     out.write_text(json.dumps(report, indent=1) + "\n")
     print(

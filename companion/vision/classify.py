@@ -117,28 +117,61 @@ class KnownArt:
     training styles is of known art and reads `?` only below `threshold`;
     every other die keeps the model's own limit. Both are chosen on
     validation renders by models/calibrate_faces.py.
+
+    `margins` (optional, per motif; None where a motif has none): a die NOT
+    within `distance` whose embedding lies nearly as near another motif's
+    mean as its best one's (the ratio of the two squared distances above the
+    motif's margin) reads `?` whatever its confidence: art the model never
+    saw, read as a motif it barely prefers. Chosen on validation families by
+    models/calibrate_faces.py --margins (models/MODEL_CARD.md: not shipped).
     """
 
     means: F32  # (5, D) mean normalised embedding of each motif
     precision: F32  # (D, D) inverse of their shared covariance
     distance: float
     threshold: float
+    margins: tuple[float | None, ...] | None = None
 
     def distances(self, emb: F32, best: npt.NDArray[np.intp]) -> F32:
         """Squared Mahalanobis distance of each embedding (N, D) to its best motif's mean."""
         z = normalise(emb) - self.means[best]
         return np.asarray(np.einsum("ij,jk,ik->i", z, self.precision, z), np.float32)
 
+    def all_distances(self, emb: F32) -> F32:
+        """Squared Mahalanobis distance of each embedding (N, D) to every motif's mean (N, 5)."""
+        z = normalise(emb)[:, None, :] - self.means[None, :, :]
+        return np.asarray(np.einsum("nkj,jl,nkl->nk", z, self.precision, z), np.float32)
+
+    def ratios(self, emb: F32, best: npt.NDArray[np.intp]) -> F32:
+        """Distance to the best motif's mean over the distance to the nearest other motif's
+        mean (N,): near 0 deep inside the best motif's dice, near 1 between two motifs."""
+        d = self.all_distances(emb)
+        own = d[np.arange(len(d)), best]
+        d[np.arange(len(d)), best] = np.inf
+        return np.asarray(own / np.maximum(d.min(axis=1), 1e-12), np.float32)
+
+    def ambiguous(self, emb: F32, best: npt.NDArray[np.intp]) -> npt.NDArray[np.bool_]:
+        """Dice of art the model does not know (beyond `distance`) whose embedding lies too
+        near another motif's mean (ratio above their best motif's margin)."""
+        out = np.zeros(len(emb), bool)
+        if self.margins is None or not len(emb):
+            return out
+        limit = np.array([np.inf if m is None else m for m in self.margins], np.float64)
+        far = self.distances(emb, best) > self.distance
+        if far.any():
+            out[far] = self.ratios(emb[far], best[far]) > limit[best[far]]
+        return out
+
     def to_json(self) -> str:
-        return json.dumps(
-            {
-                "means": np.round(self.means, 6).tolist(),
-                "precision": [[float(f"{v:.6g}") for v in row] for row in self.precision],
-                "distance": self.distance,
-                "threshold": self.threshold,
-            },
-            separators=(",", ":"),
-        )
+        d: dict[str, object] = {
+            "means": np.round(self.means, 6).tolist(),
+            "precision": [[float(f"{v:.6g}") for v in row] for row in self.precision],
+            "distance": self.distance,
+            "threshold": self.threshold,
+        }
+        if self.margins is not None:
+            d["margins"] = list(self.margins)
+        return json.dumps(d, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str) -> KnownArt:
@@ -155,7 +188,12 @@ class KnownArt:
             )
         ):
             raise ValueError("known_art has the wrong shapes")
-        return cls(means, precision, float(d["distance"]), float(d["threshold"]))
+        margins = d.get("margins")
+        if margins is not None:
+            if not isinstance(margins, list) or len(margins) != len(FACES):
+                raise ValueError("known_art's margins need one value (or null) per motif")
+            margins = tuple(None if m is None else float(m) for m in margins)
+        return cls(means, precision, float(d["distance"]), float(d["threshold"]), margins)
 
 
 def open_classifier(
@@ -255,11 +293,14 @@ class FaceClassifier:
 
     def thresholds(self, probs: F32, emb: F32) -> npt.NDArray[np.float64]:
         """The `?` limit of each die read by the model alone: the model's own, or the lower limit
-        of known art for a die that lies among the training styles' dice (KnownArt)."""
+        of known art for a die that lies among the training styles' dice (KnownArt), or one no
+        probability reaches for unknown art that lies between two motifs (KnownArt.margins)."""
         limit = np.full(len(probs), self.calibration.threshold, np.float64)
         if self.known is not None and len(probs):
-            near = self.known.distances(emb, probs.argmax(axis=1)) <= self.known.distance
+            best = probs.argmax(axis=1)
+            near = self.known.distances(emb, best) <= self.known.distance
             limit[near] = min(self.known.threshold, self.calibration.threshold)
+            limit[self.known.ambiguous(emb, best)] = np.inf
         return limit
 
     def probabilities(
