@@ -20,7 +20,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from faceeval import alone_sure, run_trial, scores  # noqa: E402
+from faceeval import run_trial, scores  # noqa: E402
 
 from companion.synth.styles import HELD_OUT  # noqa: E402
 from companion.vision.classify import FaceClassifier  # noqa: E402
@@ -44,17 +44,12 @@ def main() -> None:
         for i, st in enumerate(HELD_OUT)
     ]
     labels = np.concatenate([t.labels for t in trials])
-    base = clf.motif_probabilities(np.concatenate([t.base_logits for t in trials]))[0]
+    base = np.concatenate([t.alone_probs for t in trials])
     prof = np.concatenate([t.profile_probs for t in trials])
     sure = np.concatenate([t.profile_sure for t in trials])
     per_style = {}
     for t in trials:
-        b = scores(
-            clf.motif_probabilities(t.base_logits)[0],
-            t.labels,
-            0.0,
-            alone_sure(clf, t.base_logits, t.base_emb),
-        )
+        b = scores(t.alone_probs, t.labels, 0.0, t.alone_sure)
         p = scores(t.profile_probs, t.labels, 0.0, t.profile_sure)
         per_style[t.style] = {
             "n": len(t.labels),
@@ -69,14 +64,7 @@ def main() -> None:
         "dice": int(len(labels)),
         "calibration": cal.__dict__,
         "without_enrolment": scores(
-            base,
-            labels,
-            0.0,
-            alone_sure(
-                clf,
-                np.concatenate([t.base_logits for t in trials]),
-                np.concatenate([t.base_emb for t in trials]),
-            ),
+            base, labels, 0.0, np.concatenate([t.alone_sure for t in trials])
         ),
         "with_enrolment": scores(prof, labels, 0.0, sure),
         "per_style": per_style,

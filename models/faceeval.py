@@ -35,6 +35,8 @@ class Trial:
     labels: npt.NDArray[np.int64]
     base_logits: F32  # network logits of the test dice
     base_emb: F32  # and their embeddings (the model alone's per-die `?` limits need them)
+    alone_probs: F32  # the model alone's probabilities as reading gives them (FaceClassifier)
+    alone_sure: npt.NDArray[np.bool_]  # read as a motif by the model alone (not `?`)
     profile_probs: (
         F32  # the profile's probabilities (averaged over READ_ROTATIONS views, as reading does)
     )
@@ -80,21 +82,19 @@ def run_trial(
     test_x, test_y = np.concatenate(tx), np.concatenate(ty)
     prof = fit_profile(clf, enrol_x, enrol_y, np.concatenate(ef))
     logits, emb = clf.run(test_x)
+    # the model alone as reading uses it: a second look at unknown art included
+    alone, alone_limit, _, _ = clf.probabilities(test_x)
     probs, unlike = prof.read(rotation_embeddings(clf, test_x, READ_ROTATIONS))
     return Trial(
         style.name,
         test_y,
         logits,
         emb,
+        alone,
+        alone.max(axis=1) >= alone_limit,
         probs,
         (probs.max(axis=1) >= prof.limit(probs.argmax(axis=1))) & ~unlike,
     )
-
-
-def alone_sure(clf: FaceClassifier, logits: F32, emb: F32) -> npt.NDArray[np.bool_]:
-    """Dice the model alone reads as a motif (not `?`), with its per-die limits."""
-    probs = clf.motif_probabilities(logits)[0]
-    return np.asarray(probs.max(axis=1) >= clf.thresholds(probs, emb))
 
 
 def fit_temperature(logits: F32, labels: npt.NDArray[np.int64]) -> float:

@@ -128,7 +128,13 @@ def test_an_ambiguous_die_of_unknown_art_reads_unknown_however_sure(
     logits = np.zeros((3, width), np.float32)
     logits[:, 3] = 40.0  # every die reads 3 at a confidence of ~1
     emb = np.stack([_between(3, 2, 0.0), _between(3, 2, 0.4), _between(3, 2, 0.1)])
-    monkeypatch.setattr(clf, "run", lambda crops: (logits[: len(crops)], emb[: len(crops)]))
+
+    def run(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # every view of a die, at any right angle, reads as its first (a second look agrees)
+        k = np.arange(len(crops)) % len(logits)
+        return logits[k], emb[k]
+
+    monkeypatch.setattr(clf, "run", run)
     crops = np.zeros((3, 64, 64, 3), np.uint8)
     clf.known = replace(_known(distance=0.03, threshold=0.6), margins=(None, None, 0.2, 0.2, None))
     reads = clf.classify(crops)
@@ -168,3 +174,56 @@ def test_calibration_margins_keep_no_silent_error_and_as_many_right_reads_as_the
     p = clf.motif_probabilities(logits)[0]
     shown = p.max(axis=1) >= clf.thresholds(p, emb)
     assert shown.tolist() == [True, True, True, False, False]
+
+
+def _scripted(
+    clf: FaceClassifier, monkeypatch: pytest.MonkeyPatch, first: np.ndarray, emb: np.ndarray
+) -> tuple[list[np.ndarray], list[int]]:
+    """The network gives ``first`` and ``emb`` for the crops as cut; each later batch (the
+    second look) gets the logits pushed onto the first list returned, in turn; the second
+    records the size of every batch."""
+    later: list[np.ndarray] = []
+    sizes: list[int] = []
+
+    def run(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        sizes.append(len(crops))
+        if len(sizes) == 1:
+            return first, emb
+        return later.pop(0), np.zeros((len(crops), emb.shape[1]), np.float32)
+
+    monkeypatch.setattr(clf, "run", run)
+    return later, sizes
+
+
+def test_unknown_art_is_looked_at_again_and_reads_unknown_unless_every_view_agrees(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clf = FaceClassifier(MODEL, threads=1)
+    width = len(FACES) + clf.knows_non_dice
+    clf.known = _known(distance=0.03, threshold=0.6)
+    # dice 0 known art, 1-3 far; all read 3 surely at first sight, die 3 not surely (0.9)
+    first = np.zeros((4, width), np.float32)
+    first[:, 3] = 40.0
+    first[3, 3], first[3, 2] = 3.0, 0.0
+    emb = np.stack([_between(3, 2, t) for t in (0.0, 0.1, 0.1, 0.1)])
+    later, sizes = _scripted(clf, monkeypatch, first, emb)
+    again = np.zeros((3 * 2, width), np.float32)  # 3 more right angles of the 2 far sure dice
+    again[:, 3] = 40.0
+    again[2, 3], again[2, 1] = 0.0, 40.0  # die 1's view at 180 degrees reads 1
+    later.append(again)
+    reads = clf.classify(np.zeros((4, 64, 64, 3), np.uint8))
+    assert [r.face for r in reads] == ["3", "?", "3", "?"]
+    # one look at all four, then one batch for the two far dice one view reads surely
+    assert sizes == [4, 6]
+    assert reads[1].best == "3" and reads[1].confidence < 0.8  # the views' mean: ~3/4
+
+
+def test_known_art_alone_is_read_from_one_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    clf = FaceClassifier(MODEL, threads=1)
+    width = len(FACES) + clf.knows_non_dice
+    clf.known = _known(distance=0.03, threshold=0.6)
+    first = np.zeros((2, width), np.float32)
+    first[:, 3] = 40.0
+    _, sizes = _scripted(clf, monkeypatch, first, np.stack([_between(3, 2, 0.0)] * 2))
+    assert [r.face for r in clf.classify(np.zeros((2, 64, 64, 3), np.uint8))] == ["3", "3"]
+    assert sizes == [2]

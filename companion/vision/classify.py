@@ -43,6 +43,12 @@ UNKNOWN = "?"
 #: 0.4 % silent on a checkpoint of the same run (docs/vision.md). Two views halve the
 #: network time of four.
 READ_ROTATIONS = 2
+#: Right angles the model alone looks at a die of art it does not know (beyond known art's
+#: distance) that one view would read as a motif: `?` unless every view reads that motif and
+#: their mean probability passes the die's limit. On art it never saw the network is not as
+#: sure of itself at every angle as on the art it was taught; known art keeps one view, so
+#: reading our own styles costs no more (models/MODEL_CARD.md, fifth round).
+UNKNOWN_ART_VIEWS = 4
 MODEL_ENV = "COMPANION_MODEL"
 F32 = npt.NDArray[np.float32]
 
@@ -320,12 +326,37 @@ class FaceClassifier:
             )
         logits, emb = self.run(crops)
         probs, not_die = self.motif_probabilities(logits)
-        return (
-            probs,
-            self.thresholds(probs, emb),
-            np.zeros(len(crops), bool),
-            not_die,
+        limit = self.thresholds(probs, emb)
+        self.look_again(crops, probs, limit, emb, not_die < self.not_die_threshold)
+        return probs, limit, np.zeros(len(crops), bool), not_die
+
+    def look_again(
+        self,
+        crops: npt.NDArray[np.uint8],
+        probs: F32,
+        limit: npt.NDArray[np.float64],
+        emb: F32,
+        dice: npt.NDArray[np.bool_],
+    ) -> None:
+        """Look again at UNKNOWN_ART_VIEWS right angles at each of ``dice`` that one view reads as a
+        motif but whose art lies beyond known art's distance; in place, its probabilities become
+        the views' mean and its limit one no probability reaches unless every view reads the
+        same motif."""
+        if self.known is None or UNKNOWN_ART_VIEWS < 2 or not len(probs):
+            return
+        best = probs.argmax(axis=1)
+        far = self.known.distances(emb, best) > self.known.distance
+        idx = np.flatnonzero(far & dice & (probs.max(axis=1) >= limit))
+        if not len(idx):
+            return
+        turned = np.concatenate(
+            [np.rot90(crops[idx], k, axes=(1, 2)) for k in range(1, UNKNOWN_ART_VIEWS)]
         )
+        more = self.motif_probabilities(self.run(np.ascontiguousarray(turned))[0])[0]
+        views = np.concatenate([probs[idx][None], more.reshape(-1, len(idx), len(FACES))])
+        same = np.all(views.argmax(axis=2) == best[idx], axis=0)
+        probs[idx] = views.mean(axis=0)
+        limit[idx[~same]] = np.inf
 
     def classify(self, crops: npt.NDArray[np.uint8]) -> list[FaceReading]:
         """Read a batch of crops (N, 64, 64, 3) uint8 BGR."""
