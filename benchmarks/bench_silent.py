@@ -4,8 +4,6 @@
         [--margins-from MODEL]
 
 Every whole die the learned finder finds (clean) and matches on rendered 1280x960 frames
-(bench_candidates.py's sets: ``styles`` and ``families`` are its development ``plain`` and
-``families`` frames, chosen on; ``held-out`` and ``held-out-families`` for the report only)
 is read by the shipped model alone (one view, its per-die limits: classify.thresholds), then
 by each check, each only able to add `?`:
 
@@ -18,6 +16,11 @@ by each check, each only able to add `?`:
 - ``margins``: KnownArt.margins of ``--margins-from`` (a copy of the model calibrated with
   ``models/calibrate_faces.py --margins``), applied to the shipped model's reads.
 
+Sets (VALIDATION art, chosen on): ``styles`` and ``families`` are bench_candidates.py's
+development ``plain`` and ``families`` frames; ``cal-styles`` and ``cal-families`` the
+frames models/calibrate_faces.py chooses its limits on (seeds 30000.. and 35000..);
+``more-families`` 300 sets of validation families on seeds 37000.. that nothing chose a limit
+on. For the report only: ``held-out`` and ``held-out-families`` (bench_candidates.py's).
 Prints right / silent / `?` per set and check, and where the silent errors lie.
 """
 
@@ -26,6 +29,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,14 +38,22 @@ import numpy.typing as npt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
-from benchmarks.bench_candidates import rendered  # noqa: E402
+from benchmarks.bench_candidates import Frame, rendered  # noqa: E402
 from benchmarks.machine import describe  # noqa: E402
-from companion.evaluation.scoring import match_points  # noqa: E402
+from companion.evaluation.scoring import match_points, outside_frame  # noqa: E402
+from companion.synth import VALIDATION, render_frame  # noqa: E402
+from companion.synth.family_sets import family_styles  # noqa: E402
+from companion.synth.styles import Style  # noqa: E402
 from companion.vision.classify import FACES, FaceClassifier, with_rotations  # noqa: E402
 from companion.vision.crop import cut_faces  # noqa: E402
 from companion.vision.detect_net import find_dice_net  # noqa: E402
 
 F32 = npt.NDArray[np.float32]
+CALIBRATION: dict[str, tuple[Sequence[Style], int]] = {
+    "cal-styles": (VALIDATION, 30_000),
+    "cal-families": (family_styles("validation", 200, 30_000), 35_000),
+    "more-families": (family_styles("validation", 300, 31_000), 37_000),
+}
 # (dx, dy, scale): shifts in edges and a scale about the centre
 JITTER = (
     (0.05, 0.0, 1.0),
@@ -67,10 +79,27 @@ class Dice:
     jitter: F32  # (len(JITTER), N, 5)
 
 
+def frames_of(kind: str, n: int) -> Iterator[Frame]:
+    """bench_candidates.py's sets, and the calibration's frames of validation art."""
+    if kind not in CALIBRATION:
+        yield from rendered(kind, n)
+        return
+    styles, first = CALIBRATION[kind]
+    for seed in range(first, first + n):
+        f = render_frame(seed, size=(1280, 960), styles=styles)
+        h, w = f.image.shape[:2]
+        yield (
+            f.image,
+            [np.asarray(d.corners) for d in f.dice],
+            [d.face for d in f.dice],
+            [outside_frame(d.corners, w, h) for d in f.dice],
+        )
+
+
 def collect(clf: FaceClassifier, kind: str, frames: int) -> Dice:
     labels: list[int] = []
     probs, embs, jits = [], [], []
-    for image, corners, faces, hidden in rendered(kind, frames):
+    for image, corners, faces, hidden in frames_of(kind, frames):
         assert faces is not None and hidden is not None
         found = [d for d in find_dice_net(image) if d.clean]
         pairs = [
