@@ -6,7 +6,9 @@ and a die whose calibrated confidence is below the threshold chosen on
 validation styles and drawing families (so that art the model never saw
 reads `?` rather than a guess) is read as `?`; a die whose embedding lies
 among the training styles' dice (KnownArt) has the lower limit of known art
-instead. With an enrolment profile the
+instead. A die of any other art that one view would read as a motif is
+looked at again at every right angle, and reads `?` unless all the views
+read that motif (`look_again`). With an enrolment profile the
 profile reads instead, from the network's embedding of each crop at its four
 right angles (companion.vision.enroll).
 
