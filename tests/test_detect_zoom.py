@@ -61,9 +61,15 @@ class LooksFinder:
         return [maps]
 
 
-def _grid(n: int, edge: float, score: float = 0.9) -> list[Peak]:
-    """n dice of one edge, in rows, well apart."""
-    return [(150.0 + 220 * (i % 5), 150.0 + 220 * (i // 5), edge, score) for i in range(n)]
+def _grid(n: int, edge: float, score: float = 0.9, start: int = 0) -> list[Peak]:
+    """n dice of one edge, in rows, well apart (from the start-th place)."""
+    places = range(start, start + n)
+    return [(150.0 + 220 * (i % 5), 150.0 + 220 * (i // 5), edge, score) for i in places]
+
+
+def _missed(sure: int, weak: int, edge: float) -> list[Peak]:
+    """The first look at marbled dice: `sure` found, `weak` more only as weak peaks."""
+    return _grid(sure, edge) + _grid(weak, edge, 0.25, start=sure)
 
 
 FRAME = np.full((H, W, 3), 90, np.uint8)
@@ -73,18 +79,26 @@ BIG, SECOND = 100.0, 256
 
 def test_the_second_look_is_as_large_as_makes_the_dice_twenty_input_pixels() -> None:
     cfg = NetSettings()
-    finder = LooksFinder({INPUT_LONG: _grid(3, BIG)})
+    finder = LooksFinder({INPUT_LONG: _missed(3, 2, BIG)})
     first = zoomed_peaks(finder, FRAME, INPUT_LONG, 0.15, cfg=cfg)
     assert zoom_size(first, W, INPUT_LONG, cfg) == SECOND
     assert round(INPUT_LONG * ZOOM_EDGE_IN / (BIG * INPUT_LONG / W) / 32) * 32 == SECOND
     # dice of 50 px are 20 input pixels already: no second look
-    small = zoomed_peaks(LooksFinder({INPUT_LONG: _grid(3, 50.0)}), FRAME, INPUT_LONG, 0.15)
+    small = zoomed_peaks(LooksFinder({INPUT_LONG: _missed(3, 2, 50.0)}), FRAME, INPUT_LONG, 0.15)
     assert zoom_size(small, W, INPUT_LONG, cfg) == 0
+
+
+def test_big_dice_all_found_get_no_second_look() -> None:
+    # no weak peak of the dice's size away from them: nothing was missed
+    for first in (_grid(6, BIG), _missed(6, 1, BIG), _grid(6, BIG) + _grid(3, 40.0, 0.25, 6)):
+        finder = LooksFinder({INPUT_LONG: first, SECOND: _grid(12, BIG)})
+        zoomed_peaks(finder, FRAME, INPUT_LONG, 0.15)
+        assert finder.widths == [INPUT_LONG]
 
 
 def test_big_dice_the_first_look_misses_are_found_by_the_second() -> None:
     # marbled dice of 100 px: the first look is sure of one of twelve, the second of all
-    finder = LooksFinder({INPUT_LONG: _grid(1, BIG), SECOND: _grid(12, BIG, 0.8)})
+    finder = LooksFinder({INPUT_LONG: _missed(1, 4, BIG), SECOND: _grid(12, BIG, 0.8)})
     found = find_dice_net(FRAME, session=finder, settings=NetSettings(drop_below=0.0))
     assert finder.widths == [INPUT_LONG, SECOND]
     assert len(found) == 12
@@ -108,12 +122,12 @@ def test_the_first_looks_sure_dice_come_first_then_the_rest_strongest_first() ->
 def test_a_second_look_that_finds_fewer_new_dice_than_the_first_found_is_not_kept() -> None:
     # five dice found; the second look adds three more "dice" (grid squares under big dice)
     extra = [(1150.0, 150.0 + 200 * i, BIG, 0.9) for i in range(3)]
-    finder = LooksFinder({INPUT_LONG: _grid(5, BIG), SECOND: _grid(5, BIG) + extra})
+    finder = LooksFinder({INPUT_LONG: _missed(5, 3, BIG), SECOND: _grid(5, BIG) + extra})
     got = find_dice_net(FRAME, session=finder, settings=NetSettings(drop_below=0.0))
     assert finder.widths == [INPUT_LONG, SECOND]
     assert len(got) == 5
     # one new die is never enough, even beside a single sure one
-    finder = LooksFinder({INPUT_LONG: _grid(1, BIG), SECOND: _grid(2, BIG)})
+    finder = LooksFinder({INPUT_LONG: _missed(1, 2, BIG), SECOND: _grid(2, BIG)})
     assert len(find_dice_net(FRAME, session=finder, settings=NetSettings(drop_below=0.0))) == 1
 
 
@@ -145,10 +159,10 @@ def _squares(n: int, edge: float) -> npt.NDArray[np.uint8]:
 
 
 def test_the_readers_judged_candidates_take_the_second_look_too() -> None:
-    finder = LooksFinder({INPUT_LONG: _grid(2, BIG), SECOND: _grid(10, BIG)})
+    finder = LooksFinder({INPUT_LONG: _missed(2, 3, BIG), SECOND: _grid(10, BIG)})
     judge = FakeJudge()
     got = find_and_read(_squares(10, BIG), judge, session=finder)
     assert finder.widths[:2] == [INPUT_LONG, SECOND]
     assert len(got) == 10
     # one batch: both looks' peaks are judged, then made one per die
-    assert judge.batches == [12]
+    assert judge.batches == [2 + 3 + 10]

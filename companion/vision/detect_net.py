@@ -48,6 +48,11 @@ MIN_EDGE_PX = 28.0
 ZOOM_FROM_IN = 28.0
 ZOOM_EDGE_IN = 20.0
 ZOOM_SMALLEST = 128
+# ... but only when the first look left this many weak peaks (at or over the floor) of the
+# sure dice's size away from them: on our held-out styles' frames of big dice none had two,
+# on validation families' frames where the second look found the missed dice all had.
+ZOOM_ORPHAN_FLOOR = 0.15
+ZOOM_ORPHANS = 2
 # The second look is kept only when it sees the table's dice at least twice as well: it
 # finds at least as many sure dice that the first did not as the first found, and two or
 # more. Real photos of 640x480 have dice of 40 input pixels that the first look finds
@@ -279,13 +284,28 @@ def _candidates(sess: Any, image_bgr: ImageBGR, input_long: int, floor: float) -
 
 
 def zoom_size(first: list[Candidate], long_side: int, input_long: int, cfg: NetSettings) -> int:
-    """The input's long side for a second look at a frame of big dice, or 0 for none."""
+    """The input's long side for a second look at a frame of big dice, or 0 for none.
+
+    ``first``: the first look's peaks down to ZOOM_ORPHAN_FLOOR. Big dice alone do not
+    call for it (half our rendered frames have them, and the first look finds them all):
+    the first look must also have left at least ZOOM_ORPHANS weak peaks of the sure dice's
+    size on none of them, as it does where it missed marbled dice."""
     used = min(input_long, long_side)
-    sure = [c.edge for c in first if c.score >= cfg.threshold and c.edge >= cfg.min_edge]
+    sure = one_per_die([c for c in first if c.score >= cfg.threshold and c.edge >= cfg.min_edge])
     if not sure:
         return 0  # nothing to size it by; a blind look found grid squares on empty paper
-    edge_in = float(np.median(sure)) * used / long_side
+    edge = float(np.median([c.edge for c in sure]))
+    edge_in = edge * used / long_side
     if edge_in < ZOOM_FROM_IN:
+        return 0
+    weak = one_per_die([c for c in first if ZOOM_ORPHAN_FLOOR <= c.score < cfg.threshold])
+    orphans = [
+        c
+        for c in weak
+        if cfg.sure_lo <= c.edge / edge <= cfg.sure_hi
+        and not any(_same_die(c.x, c.y, c.edge, c.corners, k) for k in sure)
+    ]
+    if len(orphans) < ZOOM_ORPHANS:
         return 0
     size = max(ZOOM_SMALLEST, round(used * ZOOM_EDGE_IN / edge_in / 32) * 32)
     return size if size < used else 0
@@ -309,12 +329,15 @@ def zoomed_peaks(
     min_edge: float = 0.0,
     cfg: NetSettings | None = None,
 ) -> list[Candidate]:
-    """:func:`peaks`, and when the frame's dice are big on the input (or none is sure) the
-    peaks of a second look at the frame shrunk (:func:`zoom_size`). The first look's sure
-    peaks come first, its corners being the finer; then every other peak, strongest first."""
+    """:func:`peaks`, and when the frame's dice are big on the input and the first look left
+    weak peaks of their size, those of a second look at the frame shrunk (:func:`zoom_size`).
+    The first look's sure peaks come first, its corners being the finer; then every other
+    peak, strongest first."""
     cfg = cfg or NetSettings()
-    first = peaks(sess, image_bgr, input_long, floor, limit, min_edge)
-    size = zoom_size(first, max(image_bgr.shape[:2]), input_long, cfg)
+    # down to the orphans' floor, whatever the caller's: the same strongest peaks over `floor`
+    everything = peaks(sess, image_bgr, input_long, min(floor, ZOOM_ORPHAN_FLOOR), limit, min_edge)
+    first = [c for c in everything if c.score >= floor]
+    size = zoom_size(everything, max(image_bgr.shape[:2]), input_long, cfg)
     if not size:
         return first
     second = peaks(sess, image_bgr, size, floor, limit, min_edge)
