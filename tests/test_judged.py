@@ -41,14 +41,14 @@ class FakeFinder:
         _, _, h, w = feeds["image"].shape
         maps = np.zeros((1, 14, h // STRIDE, w // STRIDE), np.float32)
         maps[0, 4] = 1.0  # cos 4t: no rotation
+        if (h, w) != (384, 512):  # a second look, closer or shrunk: nothing there
+            return [maps]
         for x, y, edge, score in self.peaks:
             ix, iy = int(x * SCALE / STRIDE), int(y * SCALE / STRIDE)
             maps[0, 0, iy, ix] = score
             maps[0, 1, iy, ix] = x * SCALE / STRIDE - ix
             maps[0, 2, iy, ix] = y * SCALE / STRIDE - iy
             maps[0, 3, iy, ix] = np.log(edge * SCALE)
-        if (h, w) != (384, 512):  # a second look: nothing there
-            maps[:] = 0.0
         return [maps]
 
 

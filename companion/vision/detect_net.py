@@ -39,6 +39,26 @@ THRESHOLD = 0.5
 LOW_THRESHOLD = 0.4
 INPUT_LONG = 512
 MIN_EDGE_PX = 28.0
+# Large dice of a strongly marbled or striped body: at 512 the network takes
+# the stripes across a die of 40-64 input pixels for edges and misses most of
+# them (validation drawing families' enrolment frames: 92 % found, some sets a
+# third), and finds them once they are about 20 pixels. When the frame's sure
+# peaks are this big on the input, the frame is looked at again shrunk to that
+# size (models/DETECTOR_CARD.md, "Large marbled dice").
+ZOOM_FROM_IN = 28.0
+ZOOM_EDGE_IN = 20.0
+ZOOM_SMALLEST = 128
+# ... but only when the first look left this many weak peaks (at or over the floor) of the
+# sure dice's size away from them: on our held-out styles' frames of big dice none had two,
+# on validation families' frames where the second look found the missed dice all had.
+ZOOM_ORPHAN_FLOOR = 0.15
+ZOOM_ORPHANS = 2
+# The second look is kept only when it sees the table's dice at least twice as well: it
+# finds at least as many sure dice that the first did not as the first found, and two or
+# more. Real photos of 640x480 have dice of 40 input pixels that the first look finds
+# (the second found 14 new ones there, 13 of them phantoms), and on printed squares
+# under big dice the second look found grid squares as well as the first's dice.
+ZOOM_GAIN = 2
 # Two faces found sharing more than this share of the smaller one are one die
 # (between true dice, touching, at most 0.1 on 30 validation-style frames).
 OVERLAP = 0.2
@@ -260,7 +280,73 @@ def find_dice_net(
 
 def _candidates(sess: Any, image_bgr: ImageBGR, input_long: int, floor: float) -> list[Candidate]:
     """Heatmap peaks at or above ``floor``, decoded to dice in frame pixels, strongest first."""
-    return one_per_die(peaks(sess, image_bgr, input_long, floor))
+    return one_per_die(zoomed_peaks(sess, image_bgr, input_long, floor))
+
+
+def zoom_size(first: list[Candidate], long_side: int, input_long: int, cfg: NetSettings) -> int:
+    """The input's long side for a second look at a frame of big dice, or 0 for none.
+
+    ``first``: the first look's peaks down to ZOOM_ORPHAN_FLOOR. Big dice alone do not
+    call for it (half our rendered frames have them, and the first look finds them all):
+    the first look must also have left at least ZOOM_ORPHANS weak peaks of the sure dice's
+    size on none of them, as it does where it missed marbled dice."""
+    used = min(input_long, long_side)
+    sure = one_per_die([c for c in first if c.score >= cfg.threshold and c.edge >= cfg.min_edge])
+    if not sure:
+        return 0  # nothing to size it by; a blind look found grid squares on empty paper
+    edge = float(np.median([c.edge for c in sure]))
+    edge_in = edge * used / long_side
+    if edge_in < ZOOM_FROM_IN:
+        return 0
+    weak = one_per_die([c for c in first if ZOOM_ORPHAN_FLOOR <= c.score < cfg.threshold])
+    orphans = [
+        c
+        for c in weak
+        if cfg.sure_lo <= c.edge / edge <= cfg.sure_hi
+        and not any(_same_die(c.x, c.y, c.edge, c.corners, k) for k in sure)
+    ]
+    if len(orphans) < ZOOM_ORPHANS:
+        return 0
+    size = max(ZOOM_SMALLEST, round(used * ZOOM_EDGE_IN / edge_in / 32) * 32)
+    return size if size < used else 0
+
+
+def _new_dice(sure: list[Candidate], second: list[Candidate], threshold: float) -> list[Candidate]:
+    """The second look's sure dice, one per die, that lie on none of the first look's."""
+    return [
+        c
+        for c in one_per_die([c for c in second if c.score >= threshold])
+        if not any(_same_die(c.x, c.y, c.edge, c.corners, k) for k in sure)
+    ]
+
+
+def zoomed_peaks(
+    sess: Any,
+    image_bgr: ImageBGR,
+    input_long: int,
+    floor: float,
+    limit: int | None = None,
+    min_edge: float = 0.0,
+    cfg: NetSettings | None = None,
+) -> list[Candidate]:
+    """:func:`peaks`, and when the frame's dice are big on the input and the first look left
+    weak peaks of their size, those of a second look at the frame shrunk (:func:`zoom_size`).
+    The first look's sure peaks come first, its corners being the finer; then every other
+    peak, strongest first."""
+    cfg = cfg or NetSettings()
+    # down to the orphans' floor, whatever the caller's: the same strongest peaks over `floor`
+    everything = peaks(sess, image_bgr, input_long, min(floor, ZOOM_ORPHAN_FLOOR), limit, min_edge)
+    first = [c for c in everything if c.score >= floor]
+    size = zoom_size(everything, max(image_bgr.shape[:2]), input_long, cfg)
+    if not size:
+        return first
+    second = peaks(sess, image_bgr, size, floor, limit, min_edge)
+    sure = [c for c in first if c.score >= cfg.threshold]
+    if len(_new_dice(sure, second, cfg.threshold)) < max(ZOOM_GAIN, len(one_per_die(sure))):
+        return first
+    rest = [c for c in first if c.score < cfg.threshold] + second
+    rest.sort(key=lambda c: -c.score)
+    return (sure + rest)[:limit]
 
 
 def peaks(

@@ -38,9 +38,9 @@ from companion.vision.detect_net import (
     NetSettings,
     load_session,
     one_per_die,
-    peaks,
     second_look,
     select_indexed,
+    zoomed_peaks,
 )
 from companion.vision.found import FoundDie
 
@@ -90,7 +90,7 @@ def find_and_read(
     sess = session if session is not None else load_session(threads=threads)
     h, w = image_bgr.shape[:2]
     floor = min(cfg.floor, net.low)
-    all_peaks = peaks(sess, image_bgr, INPUT_LONG, floor, cfg.most, net.min_edge)
+    all_peaks = zoomed_peaks(sess, image_bgr, INPUT_LONG, floor, cfg.most, net.min_edge, net)
     big = [c for c in all_peaks if c.edge >= net.min_edge]
     cands = [c for c in big if c.score >= net.threshold]
     cands += [c for c in big if c.score < net.threshold][: cfg.weak]  # still strongest first

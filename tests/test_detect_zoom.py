@@ -1,0 +1,168 @@
+"""The learned finder's second look at a frame of big dice, shrunk (detect_net.zoomed_peaks).
+
+A fake finder session gives each input size its own peaks, in frame pixels, and counts the
+sizes it was run at: the first look is the frame at 512 pixels across, the second at the
+size that makes the first look's sure dice about ZOOM_EDGE_IN pixels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from companion.vision.detect_net import (
+    INPUT_LONG,
+    STRIDE,
+    ZOOM_EDGE_IN,
+    Candidate,
+    NetSettings,
+    find_dice_net,
+    zoom_size,
+    zoomed_peaks,
+)
+from companion.vision.judged import find_and_read
+from tests.test_judged import FakeJudge
+
+F32 = npt.NDArray[np.float32]
+W, H = 1280, 960
+Peak = tuple[float, float, float, float]  # x, y, edge in frame pixels, score
+
+
+@dataclass
+class _Input:
+    name: str = "image"
+
+
+@dataclass
+class LooksFinder:
+    """Peaks for each input width (the first look's is 512); every other width sees nothing."""
+
+    looks: dict[int, list[Peak]]
+    widths: list[int] = field(default_factory=list)
+
+    def get_inputs(self) -> list[_Input]:
+        return [_Input()]
+
+    def run(self, _names: Any, feeds: dict[str, F32]) -> list[F32]:
+        _, _, h, w = feeds["image"].shape
+        self.widths.append(w)
+        scale = w / W
+        maps = np.zeros((1, 14, h // STRIDE, w // STRIDE), np.float32)
+        maps[0, 4] = 1.0  # cos 4t: no rotation
+        for x, y, edge, score in self.looks.get(w, []):
+            ix, iy = int(x * scale / STRIDE), int(y * scale / STRIDE)
+            maps[0, 0, iy, ix] = score
+            maps[0, 1, iy, ix] = x * scale / STRIDE - ix
+            maps[0, 2, iy, ix] = y * scale / STRIDE - iy
+            maps[0, 3, iy, ix] = np.log(edge * scale)
+        return [maps]
+
+
+def _grid(n: int, edge: float, score: float = 0.9, start: int = 0) -> list[Peak]:
+    """n dice of one edge, in rows, well apart (from the start-th place)."""
+    places = range(start, start + n)
+    return [(150.0 + 220 * (i % 5), 150.0 + 220 * (i // 5), edge, score) for i in places]
+
+
+def _missed(sure: int, weak: int, edge: float) -> list[Peak]:
+    """The first look at marbled dice: `sure` found, `weak` more only as weak peaks."""
+    return _grid(sure, edge) + _grid(weak, edge, 0.25, start=sure)
+
+
+FRAME = np.full((H, W, 3), 90, np.uint8)
+# dice of 100 px are 40 px on the 512 input; shrunk to 20 px: a 256-pixel input
+BIG, SECOND = 100.0, 256
+
+
+def test_the_second_look_is_as_large_as_makes_the_dice_twenty_input_pixels() -> None:
+    cfg = NetSettings()
+    finder = LooksFinder({INPUT_LONG: _missed(3, 2, BIG)})
+    first = zoomed_peaks(finder, FRAME, INPUT_LONG, 0.15, cfg=cfg)
+    assert zoom_size(first, W, INPUT_LONG, cfg) == SECOND
+    assert round(INPUT_LONG * ZOOM_EDGE_IN / (BIG * INPUT_LONG / W) / 32) * 32 == SECOND
+    # dice of 50 px are 20 input pixels already: no second look
+    small = zoomed_peaks(LooksFinder({INPUT_LONG: _missed(3, 2, 50.0)}), FRAME, INPUT_LONG, 0.15)
+    assert zoom_size(small, W, INPUT_LONG, cfg) == 0
+
+
+def test_big_dice_all_found_get_no_second_look() -> None:
+    # no weak peak of the dice's size away from them: nothing was missed
+    for first in (_grid(6, BIG), _missed(6, 1, BIG), _grid(6, BIG) + _grid(3, 40.0, 0.25, 6)):
+        finder = LooksFinder({INPUT_LONG: first, SECOND: _grid(12, BIG)})
+        zoomed_peaks(finder, FRAME, INPUT_LONG, 0.15)
+        assert finder.widths == [INPUT_LONG]
+
+
+def test_big_dice_the_first_look_misses_are_found_by_the_second() -> None:
+    # marbled dice of 100 px: the first look is sure of one of twelve, the second of all
+    finder = LooksFinder({INPUT_LONG: _missed(1, 4, BIG), SECOND: _grid(12, BIG, 0.8)})
+    found = find_dice_net(FRAME, session=finder, settings=NetSettings(drop_below=0.0))
+    assert finder.widths == [INPUT_LONG, SECOND]
+    assert len(found) == 12
+    assert all(d.clean for d in found)
+    # the die both looks found is the first look's (its corners are the finer), once
+    centers = sorted((round(d.center[0]), round(d.center[1])) for d in found)
+    assert len(set(centers)) == 12
+
+
+def test_the_first_looks_sure_dice_come_first_then_the_rest_strongest_first() -> None:
+    finder = LooksFinder(
+        {INPUT_LONG: _grid(2, BIG, 0.6) + [(1200.0, 900.0, BIG, 0.3)], SECOND: _grid(8, BIG, 0.95)}
+    )
+    got = zoomed_peaks(finder, FRAME, INPUT_LONG, 0.15)
+    assert [round(c.score, 2) for c in got[:2]] == [0.6, 0.6]
+    rest = [c.score for c in got[2:]]
+    assert rest == sorted(rest, reverse=True)
+    assert round(rest[-1], 2) == 0.3
+
+
+def test_a_second_look_that_finds_fewer_new_dice_than_the_first_found_is_not_kept() -> None:
+    # five dice found; the second look adds three more "dice" (grid squares under big dice)
+    extra = [(1150.0, 150.0 + 200 * i, BIG, 0.9) for i in range(3)]
+    finder = LooksFinder({INPUT_LONG: _missed(5, 3, BIG), SECOND: _grid(5, BIG) + extra})
+    got = find_dice_net(FRAME, session=finder, settings=NetSettings(drop_below=0.0))
+    assert finder.widths == [INPUT_LONG, SECOND]
+    assert len(got) == 5
+    # one new die is never enough, even beside a single sure one
+    finder = LooksFinder({INPUT_LONG: _missed(1, 2, BIG), SECOND: _grid(2, BIG)})
+    assert len(find_dice_net(FRAME, session=finder, settings=NetSettings(drop_below=0.0))) == 1
+
+
+def test_no_second_look_without_a_sure_die_or_for_dice_of_the_usual_size() -> None:
+    finder = LooksFinder({INPUT_LONG: [(400.0, 400.0, BIG, 0.45)], SECOND: _grid(12, BIG)})
+    zoomed_peaks(finder, FRAME, INPUT_LONG, 0.15)
+    assert finder.widths == [INPUT_LONG]
+    finder = LooksFinder({INPUT_LONG: _grid(4, 50.0), 320: _grid(12, 50.0)})
+    zoomed_peaks(finder, FRAME, INPUT_LONG, 0.15)
+    assert finder.widths == [INPUT_LONG]
+
+
+def test_a_close_up_is_never_looked_at_smaller_than_itself() -> None:
+    # a 96 x 96 frame holding one die of 60 px: the first look is the frame as it is
+    finder = LooksFinder({})
+    close = np.full((96, 96, 3), 90, np.uint8)
+    zoomed_peaks(finder, close, INPUT_LONG, 0.15)
+    assert finder.widths == [96]
+    one = [Candidate(48.0, 48.0, 60.0, np.zeros((4, 2), np.float32), 0.9)]
+    assert zoom_size(one, 96, INPUT_LONG, NetSettings()) == 0
+
+
+def _squares(n: int, edge: float) -> npt.NDArray[np.uint8]:
+    image = FRAME.copy()
+    h = int(edge / 2)
+    for x, y, _, _ in _grid(n, edge):
+        image[int(y) - h : int(y) + h, int(x) - h : int(x) + h] = (0, 0, 255)  # red: a die
+    return image
+
+
+def test_the_readers_judged_candidates_take_the_second_look_too() -> None:
+    finder = LooksFinder({INPUT_LONG: _missed(2, 3, BIG), SECOND: _grid(10, BIG)})
+    judge = FakeJudge()
+    got = find_and_read(_squares(10, BIG), judge, session=finder)
+    assert finder.widths[:2] == [INPUT_LONG, SECOND]
+    assert len(got) == 10
+    # one batch: both looks' peaks are judged, then made one per die
+    assert judge.batches == [2 + 3 + 10]
