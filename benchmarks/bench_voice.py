@@ -57,7 +57,7 @@ J = TypeVar("J")
 
 def dev_set(seed: int) -> Path:
     """A development set's folder (``voice_testset.dev_plan``; never the test set's seed 8)."""
-    return CACHE / f"voice-dev-v4-seed{seed}"
+    return CACHE / f"voice-dev-v5-seed{seed}"
 
 
 @dataclass
@@ -457,8 +457,9 @@ def _voice_of(rows: list[Decoded], seeds: tuple[int, ...]) -> list[str]:
 def feature_rows(folder: Path, items: list[ts.Item], workers: int = 1) -> list[dict[str, Any]]:
     """Each file's features heard with --roll/--layout, with what was said in it.
 
-    Cached beside the set under a hash of the lexicon, the features' names and
-    the shipped templates (a change to any of them hears everything again).
+    Cached beside the set under a hash of the lexicon, the features' names, the
+    decoder's settings and the shipped templates (a change to any of them hears
+    everything again).
     The confidence is a function of these features alone, so a confidence
     (``--cv``, ``--from-features``) is measured from them without decoding.
     """
@@ -466,10 +467,11 @@ def feature_rows(folder: Path, items: list[ts.Item], workers: int = 1) -> list[d
     import json
 
     from companion.voice.lexicon import dictionary_text
-    from companion.voice.recognizer import FEATURE_NAMES, Features
+    from companion.voice.recognizer import FEATURE_NAMES, TOPN, WORD_PENALTY, Features
     from companion.voice.templates import TEMPLATES
 
-    h = hashlib.sha1((dictionary_text() + " ".join(FEATURE_NAMES)).encode())
+    decoder = f" topn={TOPN} wip={WORD_PENALTY}"
+    h = hashlib.sha1((dictionary_text() + " ".join(FEATURE_NAMES) + decoder).encode())
     h.update(TEMPLATES.read_bytes())
     cache = folder / f"rows-{h.hexdigest()[:10]}.json"
     if cache.exists():

@@ -84,11 +84,17 @@ _DE: dict[Word, tuple[str, ...]] = {
     Word.FHTAGN: ("[[ft'agn]]", "[[ft'a:gn]]", "[[f@t'agn]]", "[[ft'ag@n]]", "[[f@t'A:gn]]"),
 }
 # flite reads spellings only (no phoneme strings); English letter-to-sound.
+# flite reads a token it finds unpronounceable as letter names ("ftagn" is
+# "eff tee ay jee en", "tshoo-loo" "tee ess aitch …"), which no player says:
+# until the fourth round 8 of these 20 wordings were read so, and flite's
+# calls holding one were heard right by the best guess 50.7 % against 79.1 %
+# (seeds 1-4). Every wording here is read as a word (``flite -ps``;
+# ``test_voice_parts`` checks when flite is installed).
 _FLITE: dict[Word, tuple[str, ...]] = {
-    Word.IAA: ("ee-ah", "eea", "ya", "ee aah", "ee-ya"),
-    Word.CTHULHU: ("k-thoo-loo", "ka-tool-hoo", "kuh-thool-oo", "ka-thoo-loo", "tshoo-loo"),
-    Word.PHNGLUI: ("fng-lu-ee", "fuhng-lu-ee", "fung loo ee", "puh-nglui", "fnuh-gloo-ee"),
-    Word.FHTAGN: ("f-tag-n", "ftahgun", "fuh-tahgn", "ftagn", "fuh-tag-un"),
+    Word.IAA: ("ee-ah", "ee-aa", "ya", "ee aah", "ee-ya"),
+    Word.CTHULHU: ("kuh-thoo-loo", "ka-tool-hoo", "kuh-thool-oo", "ka-thoo-loo", "choo-loo"),
+    Word.PHNGLUI: ("fung-lu-ee", "fuhng-lu-ee", "fung loo ee", "puhng-loo-ee", "fuhn-gloo-ee"),
+    Word.FHTAGN: ("fuh-tagn", "fuh-tah-gun", "fuh-tahg-un", "fuh-tag-un", "fuhtaggun"),
 }
 #: Plain written spellings, read by each development voice's own letter-to-sound
 #: rules (English or German), as a player reads the words off a card: the
@@ -100,6 +106,15 @@ _SPELLED: dict[Word, tuple[str, ...]] = {
     Word.CTHULHU: ("Kthulhu", "Cthulu", "Kuthulu", "Ka-thulhu", "Tchulu"),
     Word.PHNGLUI: ("Fnglui", "Pnglui", "Fuhnglooee", "Fung-lui", "Funglui"),
     Word.FHTAGN: ("Phtagn", "Fuhtagn", "Ftahgn", "Fhtahgn", "Ftagun"),
+}
+#: The same kind of plain spellings for flite, which reads nine of
+#: ``_SPELLED`` as letter names (Kthulhu, Cthulu, Tchulu, Fnglui, Pnglui,
+#: Phtagn, Ftahgn, Fhtahgn, Ftagun): only those it reads as words.
+_SPELLED_FLITE: dict[Word, tuple[str, ...]] = {
+    Word.IAA: ("Iaa", "Ee-a", "Yaa", "Ee-a-a", "Eeaa"),
+    Word.CTHULHU: ("Kuthulu", "Ka-thulhu", "Koothoolu", "Kuh-toolu", "Choolu"),
+    Word.PHNGLUI: ("Fuhnglooee", "Fung-lui", "Funglui", "Fuhnglui", "Fuhngluee"),
+    Word.FHTAGN: ("Fuhtagn", "Fuhtahgun", "Fatagun", "Fuhtagun", "Fahtagn"),
 }
 #: The kept-aside set's wordings (festival, spellings): never in a
 #: development set (``test_voice_parts`` checks), never tuned on.
@@ -254,7 +269,7 @@ def wordings(voice: str, kept: bool = False, spelled: bool = False) -> dict[Word
     if kept:
         return KEPT_WORDINGS
     if spelled:
-        return _SPELLED
+        return _SPELLED_FLITE if synth_of(voice) == "flite" else _SPELLED
     if synth_of(voice) == "flite":
         return _FLITE
     return _DE if _lang(voice) == "de" else _EN

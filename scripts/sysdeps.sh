@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# System tools the test suite drives (shellcheck, tmux, espeak-ng, sox, systemd-analyze).
+# System tools the test suite drives (shellcheck, tmux, espeak-ng, flite, sox, systemd-analyze).
 # Installs the missing ones from Debian's packages only when CI=true or a person at
 # the terminal says yes; otherwise prints the command. Tests needing a missing tool skip.
 set -uo pipefail
 
-declare -A PKG=([shellcheck]=shellcheck [tmux]=tmux [espeak-ng]=espeak-ng [sox]=sox
+declare -A PKG=([shellcheck]=shellcheck [tmux]=tmux [espeak-ng]=espeak-ng [flite]=flite [sox]=sox
                 [systemd-analyze]=systemd)
 missing=()
 for tool in "${!PKG[@]}"; do

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import wave
 from pathlib import Path
 from typing import Any
@@ -293,7 +294,7 @@ def test_the_templates_lead_is_clipped() -> None:
 def test_the_spelled_development_seed_says_the_calls_in_plain_spellings() -> None:
     from benchmarks import voice_testset as ts
 
-    spelled = {w.lower() for ws in ts._SPELLED.values() for w in ws}
+    spelled = {w.lower() for t in (ts._SPELLED, ts._SPELLED_FLITE) for ws in t.values() for w in ws}
     for seed in ts.DEV_SEEDS:
         calls = [it for it in ts.dev_plan(seed) if it.call is not None]
         said = {
@@ -303,3 +304,31 @@ def test_the_spelled_development_seed_says_the_calls_in_plain_spellings() -> Non
             assert said <= spelled, said - spelled
         else:  # the older development sets keep their own wordings
             assert not said & spelled, said & spelled
+
+
+# flite's letter names as its phones: F, N, G, T, H, C, P, S, L, M (``flite -ps``).
+FLITE_LETTERS = ("eh f", "eh n", "jh iy", "t iy", "ey ch", "s iy", "p iy", "eh s", "eh l", "eh m")
+
+
+@pytest.mark.skipif(shutil.which("flite") is None, reason="flite is not installed")
+def test_flite_reads_every_development_wording_as_words_not_letters() -> None:
+    """flite spells out a token it finds unpronounceable ("ftagn": eff tee ay jee en)."""
+    import subprocess
+
+    from benchmarks import voice_testset as ts
+
+    def phones(text: str) -> str:
+        out = subprocess.run(
+            ["flite", "-t", text, "-ps", "-o", "/dev/null"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        return " ".join(out.split())
+
+    assert any(p in phones("ftagn") for p in FLITE_LETTERS)  # the check can see letters
+    for table in (ts.wordings("flite:slt"), ts.wordings("flite:slt", spelled=True)):
+        for word, alts in table.items():
+            for text in alts:
+                said = phones(text)
+                assert not any(f" {p} " in f" {said} " for p in FLITE_LETTERS), (word, text, said)

@@ -313,3 +313,15 @@ def test_the_listener_hears_the_call_while_the_endpointer_waits(
     # the posted result is the one heard early, and the cut was not heard again
     assert heard_on[-1] == (True, got[-1])
     assert got[-1] is heard_on[-1][1]
+
+
+def test_the_call_searches_score_more_gaussians_than_the_phone_loop(
+    recognizer: Recognizer,
+) -> None:
+    from companion.voice.recognizer import TOPN
+
+    # chosen on the development sets (docs/voice.md, fourth round); the phone
+    # loop is only a yardstick and keeps pocketsphinx's default of 4
+    assert TOPN > 4
+    assert recognizer._calls.config["topn"] == TOPN
+    assert recognizer._phones.config["topn"] == 4

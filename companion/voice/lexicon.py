@@ -2,10 +2,12 @@
 
 Phones are ARPAbet as in CMUdict. The variants cover how English and German
 players say the words (issues 8 and 18): IÄÄ! as ee-ah, ya, "ia" (also
-read eye-ah), i-a-a and German "i-ä"; Cthulhu! as k-thoo-loo, ka-thoo-loo,
-ka-tul-hu, k-tuh-lu, German "ktulu" and "tschulu"; Ph'nglui! as fng-lu-ee,
-f-nuh-glu-ee, puh-ng-lui and German pf-; Fhtagn! as f-tag-n, fuh-tahgn,
-fuh-tag-en and German "ftagn". German sounds the English model lacks are mapped to the
+read eye-ah or ee-ay), i-a-a and German "i-ä"; Cthulhu! as k-thoo-loo,
+ka-thoo-loo, ka-tul-hu, k-tuh-lu, German "ktulu" and "tschulu"; Ph'nglui! as
+fng-lu-ee, f-nuh-glu-ee, puh-ng-lui, fung-glyoo-ee and German pf-; Fhtagn! as
+f-tag-n, fuh-tahgn, fuh-tag-en, English eff-tagn and German "ftagn" or
+foo-tagn. The fourth round's (the last of each word) come from how espeak-ng
+read development seed 5's plain spellings. German sounds the English model lacks are mapped to the
 nearest English phone (ä → EH, short a → AA/AH, final -gn → G N).
 """
 
@@ -37,6 +39,7 @@ PRONUNCIATIONS: dict[Word, tuple[str, ...]] = {
         "AY AA",
         "IY AH AA",  # i-a-a
         "IH AA",  # a short i, said fast
+        "IY EY",  # English ee-ay, reading "Ia" or "Ee-a" as spelled
     ),
     Word.CTHULHU: (
         "K AH TH UW L UW",  # ka-thoo-loo
@@ -55,6 +58,8 @@ PRONUNCIATIONS: dict[Word, tuple[str, ...]] = {
         "CH UW L UW",  # German tschulu
         "CH UH L UW",
         "T SH UW L UW",
+        "K AA TH AH L HH UW",  # ka-thul-hu, the spelling read in English
+        "K UW T UW L UW",  # German koo-too-loo
     ),
     Word.PHNGLUI: (
         "F NG L UW IY",  # fng-lu-ee
@@ -73,6 +78,8 @@ PRONUNCIATIONS: dict[Word, tuple[str, ...]] = {
         "P F NG L UW IY",  # German pf-
         "F AH NG G L UW IH",
         "F NG G L UW AY",  # English -lui as "louie"
+        "F AH NG G L Y UW IY",  # English fung-glyoo-ee
+        "F AH NG L Y UW IY",
     ),
     Word.FHTAGN: (
         "F T AE G N",  # f-tag-n
@@ -90,6 +97,11 @@ PRONUNCIATIONS: dict[Word, tuple[str, ...]] = {
         "F T AA G EH N",
         "F HH T AE G N",  # the h said
         "F T AE NG",  # -gn as ng, said fast
+        "EH F T AE G N",  # English eff-tagn: the F said as its letter
+        "EH F T AE G AH N",
+        "EH F T AA N",
+        "F UW T AA G N",  # German "Fuh-tagn": foo-tagn
+        "F UW T AE N",
     ),
 }
 
