@@ -38,7 +38,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 from benchmarks import real_dice  # noqa: E402
-from companion.evaluation.scoring import Tally, outside_frame, tally_frame  # noqa: E402
+from companion.evaluation.scoring import (  # noqa: E402
+    Tally,
+    match_points,
+    outside_frame,
+    tally_frame,
+)
 from companion.synth import HELD_OUT, render_frame  # noqa: E402
 from companion.synth.frame import RenderedFrame  # noqa: E402
 from companion.synth.styles import VALIDATION, Style  # noqa: E402
@@ -235,6 +240,42 @@ def squares(n: int, finder: Finder) -> None:
     )
 
 
+def families(split: str, sets: int, finder: Finder) -> None:
+    """Drawing-family sets (bench_families.py's): each set's enrolment frames (12 dice of one
+    motif, two a motif: companion.evaluation.enrol_sim) and 4 frames of 20 dice; clean finds
+    against the truth."""
+    from companion.evaluation.enrol_sim import FRAMES_PER_MOTIF, enrolment_seed
+    from companion.synth.family_sets import family_styles
+    from companion.synth.frame import FACES
+
+    styles = family_styles(split, sets, 80_000 + (0 if split == "held_out" else 1))
+    n = found = phantoms = unclean = right = count = 0
+    for i, style in enumerate(styles):
+        fr = [
+            render_frame(
+                enrolment_seed(style.name) + 10 * j + k, n_dice=12, styles=[style], faces=[face]
+            )
+            for k, face in enumerate(FACES)
+            for j in range(FRAMES_PER_MOTIF)
+        ]
+        fr += [render_frame(81_000 + i * 10 + j, n_dice=20, styles=[style]) for j in range(4)]
+        for f in fr:
+            got = finder(f.image)
+            clean = [d for d in got if d.clean]
+            pairs = match_points([d.center for d in clean], [d.corners for d in f.dice])
+            n, found, count = n + len(f.dice), found + len(pairs), count + 1
+            phantoms += len(clean) - len(pairs)
+            unclean += len(got) - len(clean)
+            right += len(pairs) == len(f.dice) == len(clean)
+    print(
+        f"{split} drawing families, {sets} sets, {count} frames (enrolment and reading), {n} dice: "
+        f"found clean {found} ({100 * found / max(n, 1):.2f} %), clean phantoms {phantoms}, "
+        f"unclean finds {unclean}, frames with every die found clean and nothing else "
+        f"{right}/{count}",
+        flush=True,
+    )
+
+
 def timing(n: int, threads: int, classical: bool) -> None:
     """Median and p95 of each finder, 3 runs of each of n frames of 20 dice (held-out styles)."""
     for size in ((1280, 960), (2304, 1296)):
@@ -358,7 +399,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--squares", type=int, default=0, metavar="N", help="N frames of printed squares, no dice"
     )
+    ap.add_argument(
+        "--families",
+        choices=("validation", "held_out"),
+        default="",
+        help="drawing-family sets' enrolment and reading frames (with --sets)",
+    )
+    ap.add_argument("--sets", type=int, default=24, help="with --families")
     args = ap.parse_args(argv)
+    if args.families:
+        families(args.families, args.sets, find_dice_net)
+        return 0
     if args.foreign:
         foreign(find_dice_net, args.verbose)
         return 0
