@@ -15,7 +15,6 @@ import numpy.typing as npt
 
 from companion.vision.detect_net import (
     INPUT_LONG,
-    STRIDE,
     ZOOM_EDGE_IN,
     Candidate,
     NetSettings,
@@ -24,7 +23,7 @@ from companion.vision.detect_net import (
     zoomed_peaks,
 )
 from companion.vision.judged import find_and_read
-from tests.test_judged import FakeJudge
+from tests.test_judged import FakeJudge, peak_maps
 
 F32 = npt.NDArray[np.float32]
 W, H = 1280, 960
@@ -49,16 +48,7 @@ class LooksFinder:
     def run(self, _names: Any, feeds: dict[str, F32]) -> list[F32]:
         _, _, h, w = feeds["image"].shape
         self.widths.append(w)
-        scale = w / W
-        maps = np.zeros((1, 14, h // STRIDE, w // STRIDE), np.float32)
-        maps[0, 4] = 1.0  # cos 4t: no rotation
-        for x, y, edge, score in self.looks.get(w, []):
-            ix, iy = int(x * scale / STRIDE), int(y * scale / STRIDE)
-            maps[0, 0, iy, ix] = score
-            maps[0, 1, iy, ix] = x * scale / STRIDE - ix
-            maps[0, 2, iy, ix] = y * scale / STRIDE - iy
-            maps[0, 3, iy, ix] = np.log(edge * scale)
-        return [maps]
+        return [peak_maps(self.looks.get(w, []), h, w)]
 
 
 def _grid(n: int, edge: float, score: float = 0.9, start: int = 0) -> list[Peak]:

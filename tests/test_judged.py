@@ -20,7 +20,6 @@ from companion.vision.read import Reader
 
 F32 = npt.NDArray[np.float32]
 W, H = 1280, 960
-SCALE = 512 / W  # the finder's input is the frame shrunk to 512 pixels across
 
 
 @dataclass
@@ -39,17 +38,23 @@ class FakeFinder:
 
     def run(self, _names: Any, feeds: dict[str, F32]) -> list[F32]:
         _, _, h, w = feeds["image"].shape
-        maps = np.zeros((1, 14, h // STRIDE, w // STRIDE), np.float32)
-        maps[0, 4] = 1.0  # cos 4t: no rotation
-        if (h, w) != (384, 512):  # a second look, closer or shrunk: nothing there
-            return [maps]
-        for x, y, edge, score in self.peaks:
-            ix, iy = int(x * SCALE / STRIDE), int(y * SCALE / STRIDE)
-            maps[0, 0, iy, ix] = score
-            maps[0, 1, iy, ix] = x * SCALE / STRIDE - ix
-            maps[0, 2, iy, ix] = y * SCALE / STRIDE - iy
-            maps[0, 3, iy, ix] = np.log(edge * SCALE)
-        return [maps]
+        # a second look, closer or shrunk: nothing there
+        return [peak_maps(self.peaks if (h, w) == (384, 512) else [], h, w)]
+
+
+def peak_maps(peaks: list[tuple[float, float, float, float]], h: int, w: int) -> F32:
+    """The finder's maps for an h x w input of the frame: a peak (x, y, edge, score), in frame
+    pixels, at each die."""
+    scale = w / W
+    maps = np.zeros((1, 14, h // STRIDE, w // STRIDE), np.float32)
+    maps[0, 4] = 1.0  # cos 4t: no rotation
+    for x, y, edge, score in peaks:
+        ix, iy = int(x * scale / STRIDE), int(y * scale / STRIDE)
+        maps[0, 0, iy, ix] = score
+        maps[0, 1, iy, ix] = x * scale / STRIDE - ix
+        maps[0, 2, iy, ix] = y * scale / STRIDE - iy
+        maps[0, 3, iy, ix] = np.log(edge * scale)
+    return maps
 
 
 @dataclass
