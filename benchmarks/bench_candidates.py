@@ -32,6 +32,7 @@ from benchmarks import real_dice  # noqa: E402
 from companion.evaluation.scoring import Tally, outside_frame, tally_frame  # noqa: E402
 from companion.synth import HELD_OUT, VALIDATION, render_frame  # noqa: E402
 from companion.synth.family_sets import family_styles  # noqa: E402
+from companion.synth.frame import RenderedFrame  # noqa: E402
 from companion.vision.image_file import load_image  # noqa: E402
 from companion.vision.judged import JudgeSettings  # noqa: E402
 from companion.vision.read import Reader  # noqa: E402
@@ -54,14 +55,18 @@ def rendered(kind: str, n: int) -> Iterator[Frame]:
             kw["surface_kind"] = "squares"
         if kind in ("squares", "families", "small") and seed % 2 == 0:
             kw["edge_range"] = (32.0, 60.0)
-        f = render_frame(seed, size=(1280, 960), styles=styles, **kw)  # type: ignore[arg-type]
-        h, w = f.image.shape[:2]
-        yield (
-            f.image,
-            [np.asarray(d.corners) for d in f.dice],
-            [d.face for d in f.dice],
-            [outside_frame(d.corners, w, h) for d in f.dice],
-        )
+        yield truth_of(render_frame(seed, size=(1280, 960), styles=styles, **kw))  # type: ignore[arg-type]
+
+
+def truth_of(f: RenderedFrame) -> Frame:
+    """A rendered frame with its dice's corners, faces and which lie half outside it."""
+    h, w = f.image.shape[:2]
+    return (
+        f.image,
+        [np.asarray(d.corners) for d in f.dice],
+        [d.face for d in f.dice],
+        [outside_frame(d.corners, w, h) for d in f.dice],
+    )
 
 
 def photos(split: str, n: int) -> Iterator[Frame]:

@@ -38,9 +38,9 @@ import numpy.typing as npt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
-from benchmarks.bench_candidates import Frame, rendered  # noqa: E402
+from benchmarks.bench_candidates import Frame, rendered, truth_of  # noqa: E402
 from benchmarks.machine import describe  # noqa: E402
-from companion.evaluation.scoring import match_points, outside_frame  # noqa: E402
+from companion.evaluation.scoring import match_points  # noqa: E402
 from companion.synth import VALIDATION, render_frame  # noqa: E402
 from companion.synth.family_sets import family_styles  # noqa: E402
 from companion.synth.styles import Style  # noqa: E402
@@ -86,14 +86,7 @@ def frames_of(kind: str, n: int) -> Iterator[Frame]:
         return
     styles, first = CALIBRATION[kind]
     for seed in range(first, first + n):
-        f = render_frame(seed, size=(1280, 960), styles=styles)
-        h, w = f.image.shape[:2]
-        yield (
-            f.image,
-            [np.asarray(d.corners) for d in f.dice],
-            [d.face for d in f.dice],
-            [outside_frame(d.corners, w, h) for d in f.dice],
-        )
+        yield truth_of(render_frame(seed, size=(1280, 960), styles=styles))
 
 
 def collect(clf: FaceClassifier, kind: str, frames: int) -> Dice:
