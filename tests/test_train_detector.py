@@ -1,0 +1,78 @@
+"""The detector's training script: fine-tuning starts from the shipped model, and the
+teacher term holds the regression outputs only where a die is seen (torch only)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("onnx")
+
+import torch  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "train_detector", REPO / "models" / "train_detector.py"
+    )
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["train_detector"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _maps(heat_logit: float, reg: float) -> torch.Tensor:
+    out = torch.full((1, 14, 8, 8), reg)
+    out[:, 0] = heat_logit
+    return out
+
+
+def test_the_teacher_term_is_zero_when_the_student_agrees() -> None:
+    td = _script()
+    teacher = _maps(3.0, 0.5)
+    mask = torch.zeros(1, 8, 8)
+    assert float(td.distill_loss(teacher.clone(), teacher, mask)) == 0.0
+
+
+def test_the_teacher_term_counts_only_cells_where_a_die_is_seen() -> None:
+    td = _script()
+    mask = torch.zeros(1, 8, 8)
+    # Neither sees a die anywhere (heat ~0.05): the regression outputs are free.
+    teacher = _maps(-3.0, 0.5)
+    student = _maps(-3.0, 2.0)
+    assert float(td.distill_loss(student, teacher, mask)) == 0.0
+    # The truth puts a die in one cell: that cell's regression is held.
+    mask[0, 3, 4] = 1.0
+    held = float(td.distill_loss(student, teacher, mask))
+    assert held > 1.0
+    # The teacher sees a die there (and the truth does not): held all the same.
+    teacher[0, 0, 3, 4] = 3.0
+    assert float(td.distill_loss(student, teacher, torch.zeros(1, 8, 8))) == pytest.approx(held)
+
+
+@pytest.mark.slow
+def test_a_checkpoint_from_the_shipped_model_computes_what_it_computes(tmp_path: Path) -> None:
+    onnxruntime = pytest.importorskip("onnxruntime")
+    td = _script()
+    onnx_path = REPO / "models" / "dice_detector.onnx"
+    ckpt = tmp_path / "t.pt"
+    td.from_onnx(onnx_path, ckpt)
+    net = td.build_model()
+    net.load_state_dict(torch.load(ckpt)["net"])
+    net.eval()
+    x = np.random.default_rng(1).uniform(0, 255, (1, 3, 64, 96)).astype(np.float32)
+    with torch.no_grad():
+        ours = td.Exported.wrap(net).eval()(torch.from_numpy(x)).numpy()
+    sess = onnxruntime.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
+    theirs = sess.run(None, {sess.get_inputs()[0].name: x})[0]
+    assert ours.shape == theirs.shape
+    assert np.abs(ours - theirs).max() < 1e-3
