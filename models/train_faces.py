@@ -111,7 +111,89 @@ def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
         0, 2, 3, 1
     )
     batch = torch.where(soft, blurred, batch)
+    batch = restyle(batch, gen, RESTYLE)
     return (batch - 128) * gain + 128
+
+
+def _curve(x: torch.Tensor, knots: torch.Tensor) -> torch.Tensor:
+    """x (N, H, W, C) in 0..255 through each crop's and channel's piecewise-linear curve.
+
+    knots (N, C, K): the curve's values at K evenly spaced inputs 0..255.
+    """
+    n, h, w, c = x.shape
+    k = knots.shape[2]
+    t = (x.clamp(0, 255) / 255 * (k - 1)).permute(0, 3, 1, 2).reshape(n, c, h * w)
+    i = t.floor().clamp(max=k - 2)
+    f = t - i
+    lo = torch.gather(knots, 2, i.long())
+    hi = torch.gather(knots, 2, i.long() + 1)
+    return (lo + (hi - lo) * f).reshape(n, c, h, w).permute(0, 2, 3, 1)
+
+
+def _textures(n: int, size: int, gen: torch.Generator) -> torch.Tensor:
+    """(N, size, size, 1) fields in 0..1: smooth noise, stripes or marble veins (stripes bent
+    by the noise), one kind per crop, at random scale and angle."""
+    coarse = torch.rand(n, 1, 4 + int(torch.randint(0, 5, (1,), generator=gen)), 6, generator=gen)
+    noise = nn.functional.interpolate(coarse, size=(size, size), mode="bicubic").clamp(0, 1)
+    noise = noise.permute(0, 2, 3, 1)
+    yy, xx = torch.meshgrid(torch.arange(size).float(), torch.arange(size).float(), indexing="ij")
+    theta = torch.rand(n, 1, 1, 1, generator=gen) * math.pi
+    freq = (1.5 + 6 * torch.rand(n, 1, 1, 1, generator=gen)) * 2 * math.pi / size
+    phase = torch.rand(n, 1, 1, 1, generator=gen) * 2 * math.pi
+    along = xx[None, :, :, None] * torch.cos(theta) + yy[None, :, :, None] * torch.sin(theta)
+    stripes = 0.5 + 0.5 * torch.sin(freq * along + phase)
+    bend = 2 + 6 * torch.rand(n, 1, 1, 1, generator=gen)
+    marble = (0.5 + 0.5 * torch.sin(freq * along + phase + bend * noise)) ** 3
+    kind = torch.randint(0, 3, (n, 1, 1, 1), generator=gen)
+    return torch.where(kind == 0, noise, torch.where(kind == 1, stripes, marble))
+
+
+def restyle(batch: torch.Tensor, gen: torch.Generator, share: float) -> torch.Tensor:
+    """Change a share of crops' appearance and keep every stroke's shape.
+
+    Networks that generalise to art they never saw read shape, not colour or texture
+    (Geirhos et al., Stylized-ImageNet). Each chosen crop gets some of: a random colour
+    curve per channel (mostly monotone, sometimes not), a noise, striped or marbled texture
+    multiplied or blended over the whole crop, posterisation, sharpening, local contrast.
+    """
+    n, size = batch.shape[0], batch.shape[1]
+    if share <= 0 or n == 0:
+        return batch
+
+    def pick(p: float) -> torch.Tensor:
+        return (torch.rand(n, 1, 1, 1, generator=gen) < share) & (
+            torch.rand(n, 1, 1, 1, generator=gen) < p
+        )
+
+    chosen = pick(1.0)
+    out = batch
+    knots = torch.rand(n, 3, 6, generator=gen) * 255
+    down = torch.rand(n, 3, 1, generator=gen) < 0.5
+    mono = torch.where(down, knots.sort(dim=2, descending=True)[0], knots.sort(dim=2)[0])
+    wild = torch.rand(n, 1, 1, generator=gen) < 0.15  # a non-monotone curve now and then
+    curve = (torch.rand(n, 1, 1, 1, generator=gen) < 0.5) & chosen
+    out = torch.where(curve, _curve(out, torch.where(wild, knots, mono)), out)
+    tex = _textures(n, size, gen)
+    tint = 0.6 + 0.4 * torch.rand(n, 1, 1, 3, generator=gen)
+    strength = 0.2 + 0.3 * torch.rand(n, 1, 1, 1, generator=gen)
+    multiplied = out * (1 - strength + strength * tex * tint)
+    colour = torch.rand(n, 1, 1, 3, generator=gen) * 255
+    alpha = 0.08 + 0.17 * torch.rand(n, 1, 1, 1, generator=gen)
+    blended = out * (1 - alpha * tex) + alpha * tex * colour
+    textured = torch.where(torch.rand(n, 1, 1, 1, generator=gen) < 0.6, multiplied, blended)
+    out = torch.where((torch.rand(n, 1, 1, 1, generator=gen) < 0.5) & chosen, textured, out)
+    levels = torch.randint(3, 9, (n, 1, 1, 1), generator=gen).float()
+    poster = torch.floor(out.clamp(0, 255) / 256 * levels) / (levels - 1) * 255
+    out = torch.where((torch.rand(n, 1, 1, 1, generator=gen) < 0.2) & chosen, poster, out)
+    nchw = out.permute(0, 3, 1, 2)
+    near = nn.functional.avg_pool2d(nchw, 3, 1, 1, count_include_pad=False).permute(0, 2, 3, 1)
+    wide = nn.functional.avg_pool2d(nchw, 15, 1, 7, count_include_pad=False).permute(0, 2, 3, 1)
+    amount = 0.5 + torch.rand(n, 1, 1, 1, generator=gen)
+    sharp = out + amount * (out - near)
+    out = torch.where((torch.rand(n, 1, 1, 1, generator=gen) < 0.25) & chosen, sharp, out)
+    local = out + 0.8 * amount * (out - wide)
+    out = torch.where((torch.rand(n, 1, 1, 1, generator=gen) < 0.25) & chosen, local, out)
+    return out.clamp(0, 255)
 
 
 def _join(a: CropSet, b: CropSet) -> CropSet:
@@ -153,6 +235,10 @@ def loss_terms(
 
 
 ROTATION_WEIGHT = 1.0
+#: Share of crops whose appearance `restyle` changes (--restyle; 0: the shipped recipe). Both
+#: views of a crop are restyled independently, so the two-view term above also pulls two
+#: differently styled views of one die together.
+RESTYLE = 0.0
 
 
 def step_batch(
@@ -195,10 +281,8 @@ def frozen_bn(model: FaceNet) -> None:
             m.eval()
 
 
-def train(args: argparse.Namespace) -> None:
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(args.threads)
-    t0 = time.time()
+def render_crops(args: argparse.Namespace) -> tuple[CropSet, CropSet]:
+    """The training crops and the validation-family crops the run is watched on."""
     rng = np.random.default_rng(args.seed)
     train_seeds = rng.integers(0, 2**31, args.train_frames)
     val_seeds = rng.integers(0, 2**31, args.val_frames)
@@ -274,6 +358,73 @@ def train(args: argparse.Namespace) -> None:
         workers=args.workers,
         background=1,
     )
+    return tr, va
+
+
+#: The arguments that decide which crops are rendered (the cache's key).
+RENDER_ARGS = (
+    "seed",
+    "train_frames",
+    "big_frames",
+    "val_frames",
+    "family_frames",
+    "family_styles",
+    "per_die",
+    "background",
+    "non_die",
+    "pip_frames",
+)
+
+
+def crop_cache(args: argparse.Namespace) -> Path:
+    """Where a run's rendered crops are kept: keyed by the rendering arguments and the
+    renderer's source (a changed renderer renders again)."""
+    import hashlib
+
+    key = hashlib.sha256(json.dumps({k: getattr(args, k) for k in RENDER_ARGS}).encode())
+    for src in sorted((REPO / "companion" / "synth").glob("*.py")):
+        key.update(src.read_bytes())
+    return Path(args.cache) / f"faces-crops-{key.hexdigest()[:16]}.npz"
+
+
+def save_crops(path: Path, tr: CropSet, va: CropSet) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    part = path.with_suffix(".part.npz")  # a run stopped while writing leaves no half cache
+    arrays = {}
+    for name, cs in (("tr", tr), ("va", va)):
+        arrays[f"{name}_images"] = cs.images
+        arrays[f"{name}_labels"] = cs.labels
+        arrays[f"{name}_styles"] = np.asarray(cs.styles, dtype=str)
+        arrays[f"{name}_frames"] = cs.frames
+    np.savez(part, **arrays)
+    part.replace(path)
+
+
+def load_crops(path: Path) -> tuple[CropSet, CropSet]:
+    with np.load(path) as z:
+        return tuple(  # type: ignore[return-value]
+            CropSet(
+                z[f"{n}_images"],
+                z[f"{n}_labels"],
+                [str(x) for x in z[f"{n}_styles"]],
+                z[f"{n}_frames"],
+            )
+            for n in ("tr", "va")
+        )
+
+
+def train(args: argparse.Namespace) -> None:
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    t0 = time.time()
+    cache = crop_cache(args) if args.cache else None
+    if cache is not None and cache.exists():
+        tr, va = load_crops(cache)
+        print(f"crops from {cache}", flush=True)
+    else:
+        tr, va = render_crops(args)
+        if cache is not None:
+            save_crops(cache, tr, va)
     render_seconds = time.time() - t0
     print(
         f"data: {len(tr.labels)} train crops, {len(va.labels)} validation crops, "
@@ -410,6 +561,7 @@ def train(args: argparse.Namespace) -> None:
         "background": args.background,
         "non_die": args.non_die,
         "rotation_weight": ROTATION_WEIGHT,
+        "restyle": args.restyle,
         "pip_frames": args.pip_frames,
         "init": args.init,
         "render_seconds": round(render_seconds),
@@ -488,6 +640,19 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default=str(REPO / "models" / "faces.onnx"))
+    ap.add_argument(
+        "--restyle",
+        type=float,
+        default=0.0,
+        help="share of crops whose colours and texture are changed (restyle); 0: off",
+    )
+    ap.add_argument(
+        "--cache",
+        nargs="?",
+        const=str(Path.home() / ".cache" / "companion"),
+        default=None,
+        help="keep rendered crops in this folder (default ~/.cache/companion) and reuse them",
+    )
     ap.add_argument("--quick", action="store_true", help="a tiny run: 1 epoch on a few frames")
     ap.add_argument(
         "--no-calibrate", action="store_true", help="export only; run calibrate_faces.py later"
@@ -502,6 +667,8 @@ def main() -> None:
             8,
         )
         args.non_die = 40
+    global RESTYLE
+    RESTYLE = args.restyle
     train(args)
 
 

@@ -1,0 +1,91 @@
+"""The face model's training helpers (models/train_faces.py): appearance changes, crop cache."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
+import train_faces as tf  # noqa: E402
+
+from companion.synth.crops import CropSet  # noqa: E402
+
+
+def _discs(n: int) -> Any:
+    """n crops of a light disc on a dark body (BGR 0..255), the disc's mask."""
+    yy, xx = np.mgrid[:64, :64]
+    mask = (yy - 30) ** 2 + (xx - 36) ** 2 < 14**2
+    img = np.where(mask[..., None], [200.0, 180.0, 160.0], [40.0, 50.0, 60.0])
+    return torch.from_numpy(np.repeat(img[None], n, axis=0).astype(np.float32)), mask
+
+
+def test_curves_follow_their_knots() -> None:
+    x = torch.arange(256.0).reshape(1, 16, 16, 1).expand(1, 16, 16, 3).contiguous()
+    same = torch.linspace(0, 255, 6).expand(1, 3, 6).contiguous()
+    assert torch.allclose(tf._curve(x, same), x, atol=1e-3)
+    assert torch.allclose(tf._curve(x, same.flip(2).contiguous()), 255 - x, atol=1e-3)
+    step = torch.tensor([0.0, 0.0, 0.0, 255.0, 255.0, 255.0]).expand(1, 3, 6).contiguous()
+    out = tf._curve(x, step)
+    assert float(out[x <= 102].max()) == 0.0 and float(out[x >= 153].min()) == 255.0
+
+
+def test_textures_lie_in_0_1_and_differ_from_crop_to_crop() -> None:
+    tex = tf._textures(32, 64, torch.Generator().manual_seed(0))
+    assert tex.shape == (32, 64, 64, 1)
+    assert float(tex.min()) >= 0.0 and float(tex.max()) <= 1.0
+    assert float(tex.std(dim=(1, 2, 3)).min()) > 0.01  # a pattern, not a flat grey
+    assert float((tex[0] - tex[1]).abs().mean()) > 0.01
+
+
+def test_restyle_off_changes_nothing() -> None:
+    x, _ = _discs(8)
+    assert torch.equal(tf.restyle(x, torch.Generator().manual_seed(0), 0.0), x)
+
+
+def test_restyle_changes_a_share_of_crops_and_keeps_their_shape() -> None:
+    x, mask = _discs(400)
+    out = tf.restyle(x, torch.Generator().manual_seed(1), 0.5)
+    assert out.shape == x.shape and float(out.min()) >= 0.0 and float(out.max()) <= 255.0
+    changed = (out - x).abs().amax(dim=(1, 2, 3)) > 1.0
+    assert 0.35 < float(changed.float().mean()) < 0.65
+    # The disc is still there: each crop's grey level tells disc from body (either way round).
+    grey = out.mean(dim=3).reshape(len(out), -1).numpy()
+    m = mask.reshape(-1)
+    gap = np.abs(grey[:, m].mean(axis=1) - grey[:, ~m].mean(axis=1))
+    spread = grey[:, m].std(axis=1) + grey[:, ~m].std(axis=1) + 1.0
+    assert float(np.mean(gap / spread > 1.0)) > 0.9
+    # Same generator, same crops: a run is reproducible from its seed.
+    again = tf.restyle(x, torch.Generator().manual_seed(1), 0.5)
+    assert torch.equal(out, again)
+
+
+def _args(**kw: int) -> argparse.Namespace:
+    base = dict.fromkeys(tf.RENDER_ARGS, 1)
+    base.update(kw)
+    return argparse.Namespace(cache="/tmp/x", **base)
+
+
+def test_the_crop_cache_is_keyed_by_the_rendering_and_keeps_every_crop(tmp_path: Path) -> None:
+    assert tf.crop_cache(_args()) == tf.crop_cache(_args())
+    assert tf.crop_cache(_args()) != tf.crop_cache(_args(non_die=2))
+    rng = np.random.default_rng(0)
+    tr = CropSet(
+        rng.integers(0, 256, (5, 64, 64, 3), dtype=np.uint8),
+        np.array([0, 1, 5, -1, 3], np.int64),
+        ["a", "non-die", "table", "pip", "b"],
+        np.arange(5, dtype=np.int64),
+    )
+    va = CropSet(tr.images[:2], tr.labels[:2], tr.styles[:2], tr.frames[:2])
+    path = tmp_path / "c" / "crops.npz"
+    tf.save_crops(path, tr, va)
+    assert path.is_file() and not list(path.parent.glob("*.part.npz"))
+    for got, want in zip(tf.load_crops(path), (tr, va), strict=True):
+        assert np.array_equal(got.images, want.images)
+        assert np.array_equal(got.labels, want.labels)
+        assert got.styles == want.styles and np.array_equal(got.frames, want.frames)
