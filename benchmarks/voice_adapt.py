@@ -293,39 +293,26 @@ def main(argv: list[str] | None = None) -> int:
             acc[voice] = accumulate(calls_of(every, {voice}), work, base, args.workers)
         return acc[voice]
 
+    def heard(label: str, jobs: list[Job], transform: Path) -> None:
+        """The best guess on ``jobs`` with the transform and without it."""
+        with_t = best_guess(jobs, transform, args.workers)
+        _line(label, jobs, with_t, best_guess(jobs, None, args.workers))
+
     mult = not args.shift_only
     if args.cross:
         for src, dst in (("espeak-ng", "flite"), ("flite", "espeak-ng")):
             t = solve(
                 [stats(v) for v in sorted(by_synth[src])], base, args.work / f"mllr-{src}", mult
             )
-            jobs = calls_of(every, by_synth[dst])
-            _line(
-                f"adapted on {src}, heard {dst}",
-                jobs,
-                best_guess(jobs, t, args.workers),
-                best_guess(jobs, None, args.workers),
-            )
+            heard(f"adapted on {src}, heard {dst}", calls_of(every, by_synth[dst]), t)
     for voice in filter(None, args.held_out.split(",")):
         others = [stats(v) for v in ts.DEV_VOICES if v != voice]
         t = solve(others, base, args.work / f"mllr-without-{voice}", mult)
-        jobs = calls_of(every, {voice})
-        _line(
-            f"{voice} held out",
-            jobs,
-            best_guess(jobs, t, args.workers),
-            best_guess(jobs, None, args.workers),
-        )
+        heard(f"{voice} held out", calls_of(every, {voice}), t)
     for voice in filter(None, args.per_voice.split(",")):
         own = accumulate(calls_of((1, 2), {voice}), args.work / f"own-{voice}", base, args.workers)
         t = solve([own], base, args.work / f"mllr-own-{voice}", mult)
-        jobs = calls_of((3, 4, 5), {voice})
-        _line(
-            f"{voice} seeds 3-5, adapted on its seeds 1-2",
-            jobs,
-            best_guess(jobs, t, args.workers),
-            best_guess(jobs, None, args.workers),
-        )
+        heard(f"{voice} seeds 3-5, adapted on its seeds 1-2", calls_of((3, 4, 5), {voice}), t)
     return 0
 
 
