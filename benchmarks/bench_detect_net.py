@@ -30,6 +30,7 @@ import sys
 import time
 import types
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import cast
 
@@ -53,6 +54,16 @@ from companion.vision.detect_net import find_dice_net  # noqa: E402
 from companion.vision.found import FoundDie  # noqa: E402
 
 Finder = Callable[[np.ndarray], list[FoundDie]]
+
+
+def read_image(path: Path) -> np.ndarray:
+    """A frame of the foreign-art set; a file OpenCV cannot read stops the benchmark."""
+    import cv2
+
+    img = cv2.imread(str(path))
+    if img is None:
+        raise SystemExit(f"{path} is not an image OpenCV can read")
+    return img
 
 
 def frames(
@@ -114,9 +125,7 @@ def sweep(n: int) -> None:
     fr = frames(7000, n, VALIDATION)
     for thr in (0.4, 0.45, 0.5, 0.55, 0.6):
         for low in (0.2, 0.3, 0.4, thr):
-            t, _ = evaluate(
-                lambda im, a=thr, b=low: find_dice_net(im, threshold=a, low=b), fr, None
-            )
+            t, _ = evaluate(partial(find_dice_net, threshold=thr, low=low), fr, None)
             clean_phantom = t.found - t.matched - t.extra_unsure
             print(
                 f"thr {thr:.2f} low {low:.3f}: recall {t.recall:.4f} precision {t.precision:.4f} "
@@ -162,8 +171,6 @@ def foreign(finder: Finder, verbose: bool) -> None:
     import importlib.util
     import json
 
-    import cv2
-
     spec = importlib.util.spec_from_file_location("foreign_score", FOREIGN / "score.py")
     if spec is None or spec.loader is None:
         raise SystemExit(f"{FOREIGN / 'score.py'} cannot be loaded")
@@ -178,7 +185,7 @@ def foreign(finder: Finder, verbose: bool) -> None:
         n_true = n_pred = n_match = n_clean_phantom = 0
         per_frame = []
         for t in truth:
-            found = finder(cv2.imread(str(set_dir / t["image"])))
+            found = finder(read_image(set_dir / t["image"]))
             preds = [{"x": d.center[0], "y": d.center[1]} for d in found]
             pairs = score.match(t["dice"], preds)
             matched = {j for _, j in pairs}
@@ -205,7 +212,7 @@ def foreign(finder: Finder, verbose: bool) -> None:
         paths = sorted(set_dir.glob("*/*.png"))
         found_n = clean_n = extra = 0
         for p in paths:
-            img = cv2.imread(str(p))
+            img = read_image(p)
             h, w = img.shape[:2]
             got = finder(img)
             near = [
@@ -464,13 +471,13 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_classical:
         finders.append(("classical", find_dice))
     for name, fn in finders:
-        t, ms = evaluate(fn, fr, clf)
+        t, find_ms = evaluate(fn, fr, clf)
         phantoms = t.found - t.matched - t.extra_unsure
         print(
             f"{name}: {t.summary()}\n  found {t.found}, matched {t.matched}, wrong faces "
             f"{t.face_wrong}, "
             f"phantoms given a face {phantoms}, phantoms '?' {t.extra_unsure}, "
-            f"median find {statistics.median(ms):.1f} ms",
+            f"median find {statistics.median(find_ms):.1f} ms",
             flush=True,
         )
     return 0

@@ -416,6 +416,7 @@ def load_crops(path: Path) -> tuple[CropSet, CropSet]:
 def train(args: argparse.Namespace) -> None:
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     cache = crop_cache(args) if args.cache else None
     if cache is not None and cache.exists():
@@ -540,6 +541,8 @@ def train(args: argparse.Namespace) -> None:
         export(
             model, Path(args.out).with_suffix(".ckpt.onnx")
         )  # a model exists whatever happens next
+        if args.keep_epochs:  # the best epoch may not be the last; choose it on validation later
+            export(model, Path(args.out).with_suffix(f".epoch{epoch}.onnx"))
     export(model, Path(args.out))
     train_seconds = round(time.time() - t0)
     info: dict[str, object] = {
@@ -652,6 +655,11 @@ def main() -> None:
         const=str(Path.home() / ".cache" / "companion"),
         default=None,
         help="keep rendered crops in this folder (default ~/.cache/companion) and reuse them",
+    )
+    ap.add_argument(
+        "--keep-epochs",
+        action="store_true",
+        help="also export every epoch's model as OUT.epochN.onnx (the checkpoint is overwritten)",
     )
     ap.add_argument("--quick", action="store_true", help="a tiny run: 1 epoch on a few frames")
     ap.add_argument(
