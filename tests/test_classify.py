@@ -167,7 +167,7 @@ def test_training_script_builds_a_loadable_model(tmp_path: Path, calibrate: bool
     import subprocess
     import sys
 
-    out = tmp_path / "tiny.onnx"
+    out = tmp_path / "runs" / "tiny.onnx"  # a folder that does not exist yet is made
     script = MODEL.parent / "train_faces.py"
     subprocess.run(
         [
@@ -180,7 +180,7 @@ def test_training_script_builds_a_loadable_model(tmp_path: Path, calibrate: bool
             "1",
             "--out",
             str(out),
-            *([] if calibrate else ["--no-calibrate"]),
+            *([] if calibrate else ["--no-calibrate", "--keep-epochs"]),
         ],
         check=True,
         capture_output=True,
@@ -194,7 +194,33 @@ def test_training_script_builds_a_loadable_model(tmp_path: Path, calibrate: bool
         with pytest.raises(ModelError, match="lacks its calibration"):
             FaceClassifier(out)
     # The run's recipe is written whether it calibrates or not.
-    info = json.loads((tmp_path / "tiny.train.json").read_text())
+    info = json.loads(out.with_suffix(".train.json").read_text())
     assert info["epochs"] == 1 and len(info["validation_family_accuracy_per_epoch"]) == 1
-    assert (tmp_path / "tiny.calibration.json").is_file() == calibrate
+    assert out.with_suffix(".calibration.json").is_file() == calibrate
+    # --keep-epochs keeps each epoch's model beside the checkpoint the next epoch overwrites.
+    assert out.with_suffix(".epoch1.onnx").is_file() != calibrate
     assert ("calibration_seconds" in info) == calibrate
+
+
+def test_a_model_without_its_embedding_output_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """run() reads logits and an embedding: a model giving only logits is refused when loaded."""
+    import companion.vision.classify as classify
+    from companion.vision.onnx_session import cpu_session as real
+
+    class LogitsOnly:
+        def __init__(self, path: Path, threads: int) -> None:
+            self._s = real(path, threads)
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self._s, name)
+
+        def get_outputs(self) -> list[object]:
+            return list(self._s.get_outputs())[:1]
+
+    monkeypatch.setattr(classify, "cpu_session", LogitsOnly)
+    with pytest.raises(ModelError, match="1 outputs, not logits and an embedding"):
+        FaceClassifier(MODEL)
+    monkeypatch.setattr(classify, "cpu_session", real)
+    assert len(FaceClassifier(MODEL).run(np.zeros((1, 64, 64, 3), np.uint8))) == 2
