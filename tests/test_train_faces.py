@@ -119,3 +119,12 @@ def test_a_quick_run_keeps_every_epochs_model_when_asked(tmp_path: Path) -> None
     assert run.returncode == 0, run.stderr[-2000:]
     assert out.exists() and out.with_suffix(".epoch1.onnx").exists()
     assert out.with_suffix(".epoch1.onnx").read_bytes() == out.read_bytes()  # one epoch: the same
+
+
+def test_the_separable_box_mean_is_the_square_mean_clipped_at_the_borders() -> None:
+    x = torch.rand(3, 64, 64, 3, generator=torch.Generator().manual_seed(5)) * 255
+    for r in (1, 7):
+        square = torch.nn.functional.avg_pool2d(
+            x.permute(0, 3, 1, 2), 2 * r + 1, 1, r, count_include_pad=False
+        ).permute(0, 2, 3, 1)
+        assert torch.allclose(tf._box_mean(x, r), square, atol=1e-3)
