@@ -30,10 +30,12 @@ from companion.evaluation.enrol_sim import SimulatedEnrolment  # noqa: E402
 from companion.evaluation.scoring import match_points, outside_frame  # noqa: E402
 from companion.synth import render_frame  # noqa: E402
 from companion.synth.family_sets import family_styles  # noqa: E402
+from companion.synth.frame import RenderedFrame  # noqa: E402
 from companion.synth.glyphs import letterings  # noqa: E402
 from companion.synth.styles import Style  # noqa: E402
 from companion.vision.classify import UNKNOWN, FaceClassifier  # noqa: E402
 from companion.vision.detect_net import find_dice_net  # noqa: E402
+from companion.vision.found import FoundDie  # noqa: E402
 
 FIRST_SEED = 80_000
 
@@ -75,6 +77,22 @@ class Count:
         )
 
 
+def family_frame(
+    style: Style, i: int, j: int
+) -> tuple[RenderedFrame, list[FoundDie], list[tuple[int, int]]]:
+    """Set i's frame j of 20 dice, the whole dice the learned finder finds, and their pairs
+    (found, true die) for the dice wholly inside the frame."""
+    f = render_frame(FIRST_SEED + 1000 + i * 10 + j, n_dice=20, styles=[style])
+    h, w = f.image.shape[:2]
+    found = [d for d in find_dice_net(f.image) if d.clean]
+    pairs = [
+        (a, b)
+        for a, b in match_points([d.center for d in found], [d.corners for d in f.dice])
+        if not outside_frame(f.dice[b].corners, w, h)
+    ]
+    return f, found, pairs
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -101,14 +119,7 @@ def main() -> None:
     for i, style in enumerate(styles):
         profile = enrol.profile([style.name])
         for j in range(args.frames_per_set):
-            f = render_frame(FIRST_SEED + 1000 + i * 10 + j, n_dice=20, styles=[style])
-            h, w = f.image.shape[:2]
-            found = [d for d in find_dice_net(f.image) if d.clean]
-            pairs = [
-                (a, b)
-                for a, b in match_points([d.center for d in found], [d.corners for d in f.dice])
-                if not outside_frame(f.dice[b].corners, w, h)
-            ]
+            f, found, pairs = family_frame(style, i, j)
             crops_corners = [found[a].corners for a, _ in pairs]
             for key, prof in (("shipped", None), ("profile", profile)):
                 clf.profile = prof

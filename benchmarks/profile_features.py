@@ -25,9 +25,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
+from benchmarks.bench_families import FIRST_SEED, family_frame  # noqa: E402
 from companion.evaluation.enrol_sim import SimulatedEnrolment  # noqa: E402
-from companion.evaluation.scoring import match_points, outside_frame  # noqa: E402
-from companion.synth import render_frame  # noqa: E402
 from companion.synth.family_sets import family_styles  # noqa: E402
 from companion.synth.frame import FACES  # noqa: E402
 from companion.vision.classify import FaceClassifier, default_model_path  # noqa: E402
@@ -35,7 +34,6 @@ from companion.vision.crop import cut_faces  # noqa: E402
 from companion.vision.detect_net import find_dice_net  # noqa: E402
 from companion.vision.enroll import fit_head, normalise  # noqa: E402
 
-FIRST_SEED = 80_000  # bench_families.py's
 MAPS = (
     "/features/features.6/features.6.2/Relu_output_0",
     "/features/features.4/features.4.2/Relu_output_0",
@@ -99,14 +97,7 @@ def main() -> None:
         ec, el, _ = enrol.style_crops(style.name)
         crops, truth = [], []
         for j in range(2):
-            f = render_frame(FIRST_SEED + 1000 + i * 10 + j, n_dice=20, styles=[style])
-            h, w = f.image.shape[:2]
-            found = [d for d in find_dice_net(f.image) if d.clean]
-            pairs = [
-                (a, b)
-                for a, b in match_points([d.center for d in found], [d.corners for d in f.dice])
-                if not outside_frame(f.dice[b].corners, w, h)
-            ]
+            f, found, pairs = family_frame(style, i, j)
             if pairs:
                 crops.append(cut_faces(f.image, [found[a].corners for a, _ in pairs]))
                 truth += [FACES.index(f.dice[b].face) for _, b in pairs]

@@ -91,36 +91,6 @@ def test_the_crop_cache_is_keyed_by_the_rendering_and_keeps_every_crop(tmp_path:
         assert got.styles == want.styles and np.array_equal(got.frames, want.frames)
 
 
-@pytest.mark.slow
-def test_a_quick_run_keeps_every_epochs_model_when_asked(tmp_path: Path) -> None:
-    """--keep-epochs exports each epoch beside the checkpoint, which the next epoch overwrites."""
-    import subprocess
-
-    out = tmp_path / "new" / "faces.onnx"  # a folder that does not exist yet is made
-    script = Path(__file__).resolve().parents[1] / "models" / "train_faces.py"
-    run = subprocess.run(
-        [
-            sys.executable,
-            str(script),
-            "--quick",
-            "--no-calibrate",
-            "--keep-epochs",
-            "--threads",
-            "1",
-            "--workers",
-            "1",
-            "--out",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert run.returncode == 0, run.stderr[-2000:]
-    assert out.exists() and out.with_suffix(".epoch1.onnx").exists()
-    assert out.with_suffix(".epoch1.onnx").read_bytes() == out.read_bytes()  # one epoch: the same
-
-
 def test_the_separable_box_mean_is_the_square_mean_clipped_at_the_borders() -> None:
     x = torch.rand(3, 64, 64, 3, generator=torch.Generator().manual_seed(5)) * 255
     for r in (1, 7):
