@@ -106,11 +106,7 @@ def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     gain = 0.7 + 0.6 * torch.rand(n, 1, 1, 1, generator=gen)
     # Some crops softened further: a die slightly out of focus or still rolling.
     soft = torch.rand(n, 1, 1, 1, generator=gen) < 0.15
-    nchw = batch.permute(0, 3, 1, 2).contiguous()  # pooling a permuted view is 2x slower
-    blurred = torch.nn.functional.avg_pool2d(nchw, 3, 1, 1, count_include_pad=False).permute(
-        0, 2, 3, 1
-    )
-    batch = torch.where(soft, blurred, batch)
+    batch = torch.where(soft, _box_mean(batch, 1), batch)
     batch = restyle(batch, gen, RESTYLE)
     return (batch - 128) * gain + 128
 
@@ -203,14 +199,12 @@ def restyle(batch: torch.Tensor, gen: torch.Generator, share: float) -> torch.Te
     contrast = ((torch.rand(n, 1, 1, 1, generator=gen) < 0.25) & chosen).flatten()
     # The neighbourhood means only of the crops that use them (an eighth each), each taken of
     # the crop before sharpening: pooling every crop took most of a training step.
-    before = out
+    before, out = out, out.clone()
     if bool(sharpen.any()):
         near = _box_mean(before[sharpen], 1)
-        out = out.clone()
         out[sharpen] = before[sharpen] + amount[sharpen] * (before[sharpen] - near)
     if bool(contrast.any()):
         wide = _box_mean(before[contrast], 7)
-        out = out.clone()
         out[contrast] = out[contrast] + 0.8 * amount[contrast] * (out[contrast] - wide)
     return out.clamp(0, 255)
 

@@ -259,12 +259,13 @@ class FaceClassifier:
         )
         self.calibration = Calibration(float(meta["temperature"]), float(meta["threshold"]))
         self.knows_non_dice = meta["classes"].split(",")[-1] == NOT_A_DIE
-        if len(self._session.get_outputs()) != 2:  # run() reads logits and the embedding
+        outputs = self._session.get_outputs()
+        if len(outputs) != 2:  # run() reads logits and the embedding
             raise ModelError(
-                f"face model {self.path} gives {len(self._session.get_outputs())} outputs, not "
-                "logits and an embedding; rebuild it with models/train_faces.py"
+                f"face model {self.path} gives {len(outputs)} outputs, not logits and an "
+                "embedding; rebuild it with models/train_faces.py"
             )
-        width = self._session.get_outputs()[0].shape[-1]
+        width = outputs[0].shape[-1]
         if isinstance(width, int) and width != len(FACES) + self.knows_non_dice:
             raise ModelError(
                 f"face model {self.path} gives {width} outputs for "
