@@ -43,6 +43,8 @@ from .machine import describe
 
 CACHE = Path.home() / ".cache" / "companion"
 TEST_SET = CACHE / "voice-kept-seed8"
+#: The second kept-aside set: the same kept wordings and talk said by SVOX Pico.
+PICO_SET = CACHE / "voice-kept-pico-seed8"
 LEGACY_SET = CACHE / "voice-testset-seed8"
 #: Talk's weight when the 0.5 point is placed, as a share of the calls. It was
 #: 0.1 (about one utterance in ten heard during a turn is not a call); with the
@@ -55,9 +57,22 @@ T = TypeVar("T")
 J = TypeVar("J")
 
 
-def dev_set(seed: int) -> Path:
-    """A development set's folder (``voice_testset.dev_plan``; never the test set's seed 8)."""
-    return CACHE / f"voice-dev-v5-seed{seed}"
+def dev_set(seed: int, mbrola: bool = False) -> Path:
+    """A development set's folder (``voice_testset.dev_plan``, or ``mbrola_plan``; never the
+    test set's seed 8)."""
+    return CACHE / (f"voice-dev-mbrola-seed{seed}" if mbrola else f"voice-dev-v5-seed{seed}")
+
+
+def dev_parts(
+    seeds: tuple[int, ...], mbrola: bool = False
+) -> list[tuple[int, Path, list[ts.Item]]]:
+    """(seed, folder, items) of every development set of the seeds: espeak-ng and flite's, and
+    MBROLA's beside them when asked."""
+    return [
+        (seed, dev_set(seed, m), ensure_dev(seed, m))
+        for seed in seeds
+        for m in ((False, True) if mbrola else (False,))
+    ]
 
 
 @dataclass
@@ -82,7 +97,7 @@ class Row:
         )
 
 
-def ensure_set(folder: Path, legacy: bool = False) -> list[ts.Item]:
+def ensure_set(folder: Path, legacy: bool = False, pico: bool = False) -> list[ts.Item]:
     manifest = folder / "manifest.jsonl"
     if not manifest.exists():
         print(
@@ -93,18 +108,18 @@ def ensure_set(folder: Path, legacy: bool = False) -> list[ts.Item]:
         items = (
             ts.plan(ts.KEPT_SEED, 2, ts.VOICES, ts.SNRS, talk=ts.TEST_TALK)
             if legacy
-            else ts.kept_plan()
+            else ts.kept_plan(voices=ts.PICO_VOICES if pico else ts.KEPT_VOICES)
         )
         ts.generate(folder, items)
     return ts.load(manifest)
 
 
-def ensure_dev(seed: int) -> list[ts.Item]:
-    folder = dev_set(seed)
+def ensure_dev(seed: int, mbrola: bool = False) -> list[ts.Item]:
+    folder = dev_set(seed, mbrola)
     manifest = folder / "manifest.jsonl"
     if not manifest.exists():
         print(f"generating the development set (seed {seed}) into {folder} …", flush=True)
-        ts.generate(folder, ts.dev_plan(seed))
+        ts.generate(folder, ts.mbrola_plan(seed) if mbrola else ts.dev_plan(seed))
     return ts.load(manifest)
 
 
@@ -430,12 +445,14 @@ class Decoded:
     narrowed: bool
 
 
-def dev_features(seeds: tuple[int, ...], limit: int = 1, workers: int = 1) -> list[Decoded]:
+def dev_features(
+    seeds: tuple[int, ...], limit: int = 1, workers: int = 1, mbrola: bool = False
+) -> list[Decoded]:
     """Features of every development decode with --roll/--layout (``feature_rows``)."""
     out: list[Decoded] = []
-    for seed in seeds:
-        rows = feature_rows(dev_set(seed), ensure_dev(seed), workers)[::limit]
-        print(f"  features of {len(rows)} files of {dev_set(seed)}", flush=True)
+    for seed, folder, items in dev_parts(seeds, mbrola):
+        rows = feature_rows(folder, items, workers)[::limit]
+        print(f"  features of {len(rows)} files of {folder}", flush=True)
         out += [
             Decoded(seed, tuple(r["x"]), r["best"] == r["call"], r["call"] is None, True)
             for r in rows
@@ -444,12 +461,12 @@ def dev_features(seeds: tuple[int, ...], limit: int = 1, workers: int = 1) -> li
     return out
 
 
-def _voice_of(rows: list[Decoded], seeds: tuple[int, ...]) -> list[str]:
+def _voice_of(seeds: tuple[int, ...], mbrola: bool = False) -> list[str]:
     """Each decode's voice (the rows of ``dev_features``, in its order)."""
     return [
         str(r["voice"])
-        for seed in seeds
-        for r in feature_rows(dev_set(seed), ensure_dev(seed))
+        for _, folder, items in dev_parts(seeds, mbrola)
+        for r in feature_rows(folder, items)
         if r["x"] is not None
     ]
 
@@ -581,9 +598,9 @@ def dev_report(w: np.ndarray, sure_logit: float, rows: list[Decoded], label: str
     )
 
 
-def fit(seeds: tuple[int, ...], limit: int = 1, workers: int = 1) -> None:
+def fit(seeds: tuple[int, ...], limit: int = 1, workers: int = 1, mbrola: bool = False) -> None:
     """Fit WEIGHTS, BIAS and SURE_LOGIT on the development sets and print them."""
-    fit_rows(dev_features(seeds, limit, workers), seeds)
+    fit_rows(dev_features(seeds, limit, workers, mbrola), seeds)
 
 
 def fit_rows(rows: list[Decoded], seeds: tuple[int, ...]) -> tuple[np.ndarray, float]:
@@ -621,7 +638,7 @@ def fit_rows(rows: list[Decoded], seeds: tuple[int, ...]) -> tuple[np.ndarray, f
     return w, sure_logit
 
 
-def cross_validate(seeds: tuple[int, ...], workers: int = 1) -> None:
+def cross_validate(seeds: tuple[int, ...], workers: int = 1, mbrola: bool = False) -> None:
     """The confidence fitted without one voice (or synthesiser) and measured on it.
 
     A stand-in, on the development sets, for a voice never fitted on: each
@@ -630,8 +647,8 @@ def cross_validate(seeds: tuple[int, ...], workers: int = 1) -> None:
     """
     from companion.voice.recognizer import squash
 
-    rows = dev_features(seeds, 1, workers)
-    voices = _voice_of(rows, seeds)
+    rows = dev_features(seeds, 1, workers, mbrola)
+    voices = _voice_of(seeds, mbrola)
     for what, group in (("voice", voices), ("synthesiser", [ts.synth_of(v) for v in voices])):
         n = best = right = unsure = wrong8 = talk8 = talk5 = talks = 0
         for g in sorted(set(group)):
@@ -759,6 +776,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--errors", action="store_true", help="list every file not heard right (narrowed)"
     )
+    ap.add_argument(
+        "--pico",
+        action="store_true",
+        help=f"the second kept-aside set, said by SVOX Pico ({PICO_SET})",
+    )
+    ap.add_argument(
+        "--mbrola",
+        action="store_true",
+        help="--fit, --cv, --dev: MBROLA's development sets too (beside espeak-ng and flite's)",
+    )
     args = ap.parse_args([] if argv is None else argv)  # `python -m benchmarks` passes none
     try:
         from companion.voice.recognizer import pocketsphinx_module
@@ -773,23 +800,23 @@ def main(argv: list[str] | None = None) -> int:
         if ts.KEPT_SEED in seeds:
             print(f"bench_voice: seed {ts.KEPT_SEED} is the kept-aside set's", file=sys.stderr)
             return 2
-        fit(seeds, args.limit or 1, args.workers)
+        fit(seeds, args.limit or 1, args.workers, args.mbrola)
         return 0
     if args.cv:
         seeds = tuple(int(x) for x in args.seeds.split(",")) if args.seeds else ts.DEV_SEEDS
-        cross_validate(seeds, args.workers)
+        cross_validate(seeds, args.workers, args.mbrola)
         return 0
     if args.from_features and args.dev:
         print(f"bench_voice on {describe()}: the development sets, from their features")
-        for seed in ts.DEV_SEEDS:
-            print(f" seed {seed}:")
-            from_features(dev_set(seed), ensure_dev(seed), args.workers)
+        for seed, dev_folder, dev_items in dev_parts(ts.DEV_SEEDS, args.mbrola):
+            print(f" seed {seed} ({dev_folder.name}):")
+            from_features(dev_folder, dev_items, args.workers)
         return 0
     if args.dev:
         items_dev = [
-            (dev_set(seed), it)
-            for seed in ts.DEV_SEEDS
-            for it in ensure_dev(seed)[:: args.limit or 1]
+            (dev_folder, it)
+            for _, dev_folder, dev_items in dev_parts(ts.DEV_SEEDS, args.mbrola)
+            for it in dev_items[:: args.limit or 1]
         ]
         print(f"bench_voice on {describe()}: {len(items_dev)} files of the development sets")
         rows = []
@@ -801,11 +828,11 @@ def main(argv: list[str] | None = None) -> int:
         report(rows)
         _per_call(rows)
         return 0
-    folder = args.set or (LEGACY_SET if args.legacy else TEST_SET)
+    folder = args.set or (LEGACY_SET if args.legacy else PICO_SET if args.pico else TEST_SET)
     if args.set is not None and not (folder / "manifest.jsonl").exists():
         print(f"bench_voice: no manifest.jsonl in {folder}", file=sys.stderr)
         return 2
-    items = ensure_set(folder, args.legacy)[:: args.limit or 1]
+    items = ensure_set(folder, args.legacy, args.pico)[:: args.limit or 1]
     print(f"bench_voice on {describe()}")
     print(f"  {len(items)} files from {folder} (high confidence: ≥ {HIGH_CONFIDENCE})")
     t0 = time.perf_counter()

@@ -2,8 +2,11 @@
 
     python -m benchmarks.voice_testset OUT_DIR [--seed N] [--renders N] [--dev | --kept]
 
-Three synthesisers from Debian: espeak-ng (English and German voices),
-flite (four English voices) and festival (three English voices). Each
+Five synthesisers from Debian: espeak-ng (English and German voices),
+flite (four English voices), festival (three English voices), and from
+Debian's contrib and non-free (``scripts/voice-synths.sh``) MBROLA's
+diphone voices driven by espeak-ng (three American, one British, two
+German) and SVOX Pico (American, British and German). Each
 utterance is synthesised at several speeds and pitches, with the words
 spelled the ways players say them (IÄÄ! as ee-ah, ya or ia, Cthulhu! as
 ka-thoo-loo, ka-tul-hu or tschulu, …), sometimes run together or with a
@@ -20,9 +23,14 @@ What is kept apart (docs/voice.md):
   voices only, the wordings of ``KEPT_WORDINGS`` and the table talk of
   ``KEPT_TALK``. Neither festival nor those wordings nor that talk appear
   in any development set; nothing is tuned on it.
+- ``--kept --synth pico`` (``kept_plan(voices=PICO_VOICES)``, seed 8) is a
+  second kept-aside set: the same kept wordings and talk said by SVOX Pico,
+  a synthesiser no development set and no template has heard.
 - ``--dev`` (``dev_plan``, seeds 1–4) are the development sets the
   pronunciations and the confidence are chosen on: espeak-ng and flite,
-  their own wordings, ``DEV_PHRASES``.
+  their own wordings, ``DEV_PHRASES``; ``--dev --synth mbrola``
+  (``mbrola_plan``) the same seeds said by MBROLA's voices, in espeak-ng's
+  wordings (MBROLA speaks espeak-ng's phonemes).
 - Without either, the older espeak-ng-only test set (seed 8), kept for
   comparison with the figures of issue 8.
 """
@@ -50,6 +58,18 @@ FLITE_VOICES = ("flite:kal16", "flite:awb", "flite:rms", "flite:slt")
 FESTIVAL_VOICES = ("festival:kal_diphone", "festival:ked_diphone", "festival:cmu_us_slt_arctic_hts")
 DEV_VOICES = VOICES + FLITE_VOICES
 KEPT_VOICES = FESTIVAL_VOICES
+#: MBROLA's diphone voices, said through espeak-ng (``mb-us1`` …): recorded speakers,
+#: not formants; development only.
+MBROLA_VOICES = (
+    "mbrola:us1",
+    "mbrola:us2",
+    "mbrola:us3",
+    "mbrola:en1",
+    "mbrola:de2",
+    "mbrola:de6",
+)
+#: SVOX Pico's three voices for our languages: kept aside, never a development voice.
+PICO_VOICES = ("pico:en-US", "pico:en-GB", "pico:de-DE")
 #: The kept-aside set's seed (and the old test set's).
 KEPT_SEED = 8
 #: None is the clean recording; the rest are SNRs in dB.
@@ -243,7 +263,13 @@ class Item:
     layout: str
 
 
-_TOOL = {"espeak-ng": "espeak-ng", "flite": "flite", "festival": "text2wave"}
+_TOOL = {
+    "espeak-ng": "espeak-ng",
+    "flite": "flite",
+    "festival": "text2wave",
+    "mbrola": "mbrola",
+    "pico": "pico2wave",
+}
 
 
 def synth_of(voice: str) -> str:
@@ -251,18 +277,22 @@ def synth_of(voice: str) -> str:
 
 
 def require_tools(voices: tuple[str, ...] = VOICES) -> None:
-    tools = ["sox"] + sorted({_TOOL[synth_of(v)] for v in voices})
+    synths = {synth_of(v) for v in voices}
+    tools = ["sox"] + sorted(
+        {_TOOL[s] for s in synths} | ({"espeak-ng"} if "mbrola" in synths else set())
+    )
     missing = [t for t in tools if shutil.which(t) is None]
     if missing:
         raise SystemExit(
             f"voice_testset needs {' and '.join(missing)} "
             "(apt-get install espeak-ng sox flite festival festvox-kallpc16k "
-            "festvox-kdlpc16k festvox-us-slt-hts)"
+            "festvox-kdlpc16k festvox-us-slt-hts; MBROLA and Pico: scripts/voice-synths.sh)"
         )
 
 
 def _lang(voice: str) -> str:
-    return "de" if voice.startswith("de") else "en"
+    name = voice.split(":", 1)[-1].lower()
+    return "de" if name.startswith("de") else "en"
 
 
 def wordings(voice: str, kept: bool = False, spelled: bool = False) -> dict[Word, tuple[str, ...]]:
@@ -322,12 +352,12 @@ def synthesise(item: Item, raw: Path, work: Path) -> list[str]:
     espeak-ng's 0–99, and for the others a shift in cents done by sox.
     """
     synth = synth_of(item.voice)
-    if synth == "espeak-ng":
+    if synth in ("espeak-ng", "mbrola"):
         _run(
             [
                 "espeak-ng",
                 "-v",
-                item.voice,
+                item.voice if synth == "espeak-ng" else "mb-" + item.voice.split(":", 1)[1],
                 "-s",
                 str(item.speed),
                 "-p",
@@ -340,6 +370,10 @@ def synthesise(item: Item, raw: Path, work: Path) -> list[str]:
         return []
     stretch = f"{175 / item.speed:.3f}"
     name = item.voice.split(":", 1)[1]
+    pitch = ["pitch", str(item.pitch)] if item.pitch else []
+    if synth == "pico":  # no speed of its own: sox's tempo keeps the pitch
+        _run(["pico2wave", "-l", name, "-w", str(raw), item.spoken])
+        return ["tempo", f"{item.speed / 175:.3f}", *pitch]
     if synth == "flite":
         _run(
             [
@@ -369,7 +403,7 @@ def synthesise(item: Item, raw: Path, work: Path) -> list[str]:
                 str(text),
             ]
         )
-    return ["pitch", str(item.pitch)] if item.pitch else []
+    return pitch
 
 
 def render(item: Item, out: Path, work: Path, lead: float, tail: float) -> None:
@@ -463,7 +497,7 @@ def plan(
             speed = rng.choice((130, 150, 175, 200, 240))
             pitch = (
                 rng.choice((30, 45, 60, 75))
-                if synth_of(voice) == "espeak-ng"
+                if synth_of(voice) in ("espeak-ng", "mbrola")
                 else rng.choice((-300, -150, 0, 150, 300))
             )
             for snr in (rng.choice(snrs),) if one_snr else snrs:
@@ -508,9 +542,30 @@ def dev_plan(seed: int) -> list[Item]:
     )
 
 
-def kept_plan(seed: int = KEPT_SEED, renders: int = 3) -> list[Item]:
-    """The kept-aside set: festival, the kept wordings and talk, every noise level."""
-    return plan(seed, renders, KEPT_VOICES, SNRS, kept=True)
+def mbrola_plan(seed: int) -> list[Item]:
+    """A development set of MBROLA's voices: as ``dev_plan`` for the same seed (espeak-ng's
+    wordings, plain spellings for SPELLED_SEEDS, the development talk)."""
+    if seed == KEPT_SEED:
+        raise ValueError("seed 8 is the test set's")
+    return plan(
+        seed,
+        2,
+        MBROLA_VOICES,
+        SNRS,
+        talk=DEV_TALK,
+        more_talk=slice(seed % 2, None, 2),
+        one_snr=True,
+        spelled=seed in SPELLED_SEEDS,
+    )
+
+
+def kept_plan(
+    seed: int = KEPT_SEED, renders: int = 3, voices: tuple[str, ...] = KEPT_VOICES
+) -> list[Item]:
+    """A kept-aside set: festival (or Pico), the kept wordings and talk, every noise level."""
+    if {synth_of(v) for v in voices} - {"festival", "pico"}:
+        raise ValueError("a kept-aside set is said by festival or Pico only")
+    return plan(seed, renders, voices, SNRS, kept=True)
 
 
 def generate(out: Path, items: list[Item], lead: float = 0.4, tail: float = 0.6) -> Path:
@@ -555,11 +610,20 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="the kept-aside set (kept_plan: festival, kept wordings; default 3 renders)",
     )
+    ap.add_argument(
+        "--synth",
+        choices=("mbrola", "pico"),
+        default=None,
+        help="with --dev: MBROLA's voices (mbrola_plan); with --kept: Pico's",
+    )
     args = ap.parse_args(argv)
+    if args.synth == "mbrola" and not args.dev or args.synth == "pico" and not args.kept:
+        ap.error("--synth mbrola goes with --dev, --synth pico with --kept")
     if args.dev:
-        items = dev_plan(args.seed)
+        items = mbrola_plan(args.seed) if args.synth else dev_plan(args.seed)
     elif args.kept:
-        items = kept_plan(args.seed, args.renders if args.renders != 2 else 3)
+        voices = PICO_VOICES if args.synth else KEPT_VOICES
+        items = kept_plan(args.seed, args.renders if args.renders != 2 else 3, voices)
     else:
         items = plan(args.seed, args.renders, VOICES, SNRS)
     manifest = generate(args.out, items)

@@ -244,6 +244,32 @@ def test_the_kept_aside_set_shares_no_synthesiser_wording_or_talk_with_developme
     assert sum(it.call is None for it in kept) == len(ts.KEPT_TALK) * 3 * 4
 
 
+def test_pico_is_a_second_kept_aside_synthesiser_and_mbrola_a_development_one() -> None:
+    from benchmarks import voice_testset as ts
+
+    kept = ts.kept_plan(voices=ts.PICO_VOICES)
+    assert {ts.synth_of(it.voice) for it in kept} == {"pico"}
+    kept_words = {w.lower() for ws in ts.KEPT_WORDINGS.values() for w in ws}
+    assert sum(it.call is not None for it in kept) == 11 * 3 * 3 * 4
+    assert {it.spoken for it in kept if it.call is None} == set(ts.KEPT_TALK)
+    with pytest.raises(ValueError):
+        ts.kept_plan(voices=ts.MBROLA_VOICES)  # a development synthesiser is never kept aside
+    for seed in ts.DEV_SEEDS:
+        dev = ts.mbrola_plan(seed)
+        assert {ts.synth_of(it.voice) for it in dev} == {"mbrola"}
+        for it in dev:
+            if it.call is None:
+                assert it.spoken not in ts.KEPT_TALK
+            else:
+                said = {w.strip(",!").lower() for w in it.spoken.replace("! ", " ").split(" ")}
+                assert not said & kept_words, it.spoken
+        # German MBROLA voices say the German wordings and talk, as espeak-ng's German does
+        german = [it for it in dev if it.voice == "mbrola:de2" and it.call is None]
+        assert german and {it.spoken for it in german} <= set(ts._TALK["de"] + ts.DEV_PHRASES["de"])
+    with pytest.raises(ValueError):
+        ts.mbrola_plan(ts.KEPT_SEED)
+
+
 def test_sayings_repeat_a_word_sometimes_and_keep_the_call() -> None:
     import random
 

@@ -62,24 +62,26 @@ FEATURE_NAMES = (
 DEFAULT_THRESHOLD = 0.5
 #: Logistic regression from ``Features.vector()`` (FEATURE_NAMES) to the
 #: log-odds that the call is right. Fitted by ``python -m benchmarks.bench_voice
-#: --fit`` on the development sets (espeak-ng and flite, seeds 1-5 of the fourth
-#: round: flite's wordings read as words, not letter names; seed 5 says the calls
-#: in plain written spellings, read by each voice's own letter-to-sound rules;
-#: the searches of calls with TOPN Gaussians); the kept-aside festival set
-#: (seed 8) is never used. The legal margin holds across
-#: synthesisers: fitted on espeak-ng alone and tried on flite, 1 wrong call
-#: reached 0.8 instead of 7. The templates' lead (the last weight; bench_voice
-#: measures each development voice against the other voices' templates) tells
-#: talk from calls better, so 0.5 is placed with talk weighted as 3 utterances
-#: in 100 (``bench_voice.TALK_SHARE``).
-WEIGHTS = (0.126, -0.425, 0.019, -3.339, 1.964, -1.193, 0.194, -2.087, -1.307)
-BIAS = 1.219
+#: --fit --mbrola`` on the development sets (seeds 1-5 of espeak-ng, flite and,
+#: since issue 18's sixth round, MBROLA's six diphone voices: flite's wordings
+#: read as words, not letter names; seed 5 says the calls in plain written
+#: spellings, read by each voice's own letter-to-sound rules; the searches of
+#: calls with TOPN Gaussians); the kept-aside sets (festival and Pico, seed 8)
+#: are never used. The legal margin holds across synthesisers: fitted on
+#: espeak-ng alone and tried on flite, 1 wrong call reached 0.8 instead of 7;
+#: each synthesiser held out of a fit on the other two is heard better with
+#: MBROLA's voices in the fit than without (docs/voice.md). The templates' lead
+#: (the last weight; bench_voice measures each development voice against the
+#: other voices' templates) tells talk from calls better, so 0.5 is placed with
+#: talk weighted as 3 utterances in 100 (``bench_voice.TALK_SHARE``).
+WEIGHTS = (0.186, -0.435, 0.066, -3.262, 2.006, -1.064, 0.181, -1.933, -1.121)
+BIAS = 0.968
 #: The log-odds at which the confidence reaches HIGH_CONFIDENCE (0.8): just
 #: above the highest-scoring wrong call or table talk of the development
-#: sets, plus a safety margin (``bench_voice --fit``: 0.90, how far the highest
+#: sets, plus a safety margin (``bench_voice --fit --mbrola``: 0.47, how far the highest
 #: rose on the seeds held out of a fit). Positive log-odds are scaled by
 #: logit(0.8) / SURE_LOGIT, so 0.5 stays where the regression puts it.
-SURE_LOGIT = 5.573
+SURE_LOGIT = 5.116
 # Features are clipped to this range: a margin of 40 is no surer than 10.
 CLIP = 10.0
 # Template distances are capped here (a call none of whose templates can be

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The two extra speech synthesisers of the voice benchmarks (docs/voice.md): MBROLA's
+# diphone voices (development) and SVOX Pico (kept aside for testing only). Neither is
+# needed to run the companion or its tests. They live in Debian's contrib and non-free
+# components (MBROLA's voices and Pico's language data may not be modified), so this
+# adds those components to apt's sources first, in a file of its own.
+#
+#     sudo scripts/voice-synths.sh
+set -euo pipefail
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "voice-synths: run as root (sudo scripts/voice-synths.sh)" >&2
+    exit 1
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "voice-synths: needs Debian's apt-get" >&2
+    exit 1
+fi
+# shellcheck source=/dev/null
+. /etc/os-release
+sources=/etc/apt/sources.list.d/companion-voice-synths.sources
+if [ ! -e "$sources" ]; then
+    cat >"$sources" <<EOF
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: ${VERSION_CODENAME:-bookworm}
+Components: contrib non-free
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends espeak-ng sox libttspico-utils mbrola \
+    mbrola-us1 mbrola-us2 mbrola-us3 mbrola-en1 mbrola-de2 mbrola-de6
+echo "voice-synths: pico2wave and MBROLA's voices us1 us2 us3 en1 de2 de6 are installed"
