@@ -525,15 +525,18 @@ def plan(
     return items
 
 
-def dev_plan(seed: int) -> list[Item]:
-    """A development set: espeak-ng and flite, two renderings per call at one noise level each,
-    the development talk and half of DEV_PHRASES (plain spellings for SPELLED_SEEDS)."""
+def dev_plan(seed: int, voices: tuple[str, ...] = DEV_VOICES) -> list[Item]:
+    """A development set: espeak-ng and flite (or ``voices``), two renderings per call at one
+    noise level each, the development talk and half of DEV_PHRASES (plain spellings for
+    SPELLED_SEEDS)."""
     if seed == KEPT_SEED:
         raise ValueError("seed 8 is the test set's")
+    if {synth_of(v) for v in voices} & {"festival", "pico"}:
+        raise ValueError("festival and Pico are kept aside, never in a development set")
     return plan(
         seed,
         2,
-        DEV_VOICES,
+        voices,
         SNRS,
         talk=DEV_TALK,
         more_talk=slice(seed % 2, None, 2),
@@ -544,19 +547,8 @@ def dev_plan(seed: int) -> list[Item]:
 
 def mbrola_plan(seed: int) -> list[Item]:
     """A development set of MBROLA's voices: as ``dev_plan`` for the same seed (espeak-ng's
-    wordings, plain spellings for SPELLED_SEEDS, the development talk)."""
-    if seed == KEPT_SEED:
-        raise ValueError("seed 8 is the test set's")
-    return plan(
-        seed,
-        2,
-        MBROLA_VOICES,
-        SNRS,
-        talk=DEV_TALK,
-        more_talk=slice(seed % 2, None, 2),
-        one_snr=True,
-        spelled=seed in SPELLED_SEEDS,
-    )
+    wordings, since MBROLA says espeak-ng's phonemes)."""
+    return dev_plan(seed, MBROLA_VOICES)
 
 
 def kept_plan(

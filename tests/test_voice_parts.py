@@ -268,6 +268,8 @@ def test_pico_is_a_second_kept_aside_synthesiser_and_mbrola_a_development_one() 
         assert german and {it.spoken for it in german} <= set(ts._TALK["de"] + ts.DEV_PHRASES["de"])
     with pytest.raises(ValueError):
         ts.mbrola_plan(ts.KEPT_SEED)
+    with pytest.raises(ValueError):  # a kept-aside synthesiser never makes a development set
+        ts.dev_plan(1, ts.PICO_VOICES)
 
 
 def test_sayings_repeat_a_word_sometimes_and_keep_the_call() -> None:
