@@ -2,6 +2,8 @@
 
     python -m benchmarks.bench_voice [--legacy | --set DIR] [--limit N] [--errors]
     python -m benchmarks.bench_voice --fit      # refit the confidence (development sets)
+    python -m benchmarks.bench_voice --fit --mbrola   # with MBROLA: the committed constants
+    python -m benchmarks.bench_voice --pico [--from-features]   # the second kept-aside set (Pico)
 
 The kept-aside set (benchmarks/voice_testset.py ``kept_plan``: festival,
 wordings and table talk no development set has, seed 8) is generated once

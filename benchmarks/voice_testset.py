@@ -1,6 +1,7 @@
 """Generate spoken-call sets: every call of table K said by a speech synthesiser, noised by sox.
 
     python -m benchmarks.voice_testset OUT_DIR [--seed N] [--renders N] [--dev | --kept]
+        [--synth mbrola|pico]
 
 Five synthesisers from Debian: espeak-ng (English and German voices),
 flite (four English voices), festival (three English voices), and from
