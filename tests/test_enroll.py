@@ -383,3 +383,47 @@ def test_one_view_of_a_die_reads_as_four_do(clf: FaceClassifier) -> None:
     p1, p4 = prof.read(one)[0], prof.read(four)[0]
     assert np.mean(p1.argmax(axis=1) == p4.argmax(axis=1)) >= 0.98
     assert np.mean(p1.argmax(axis=1) == truth) >= 0.97
+
+
+def test_far_from_every_motif_is_foreign_and_unlike_is_not() -> None:
+    protos = np.eye(5, 8, dtype=np.float32)
+    prof = Profile(
+        np.zeros((8, 5), np.float32), np.zeros(5, np.float32), protos, 0.6, 0.8, "", (1,) * 5
+    )
+    like = protos[0]
+    unlike = np.float32(0.7) * protos[0] + np.float32(np.sqrt(1 - 0.49)) * np.eye(8)[7]
+    far = np.float32(0.6) * protos[0] + np.float32(0.8) * np.eye(8)[7]  # 0.6 < 0.8 - GAP
+    nothing = np.eye(8, dtype=np.float32)[6]
+    rot = np.stack([like, unlike, far, nothing]).astype(np.float32)[None]
+    assert prof.foreign(rot).tolist() == [False, False, True, True]
+    assert prof.read(rot)[1].tolist() == [False, True, True, True]  # all but the first: `?`
+    no_limit = dataclasses.replace(prof, min_similarity=-1.0)
+    assert not no_limit.foreign(rot).any()
+
+
+def test_a_find_unlike_the_table_is_dropped_only_where_the_model_doubts_it(
+    clf: FaceClassifier,
+) -> None:
+    from companion.synth.nondie import non_die_crops
+    from companion.vision.classify import FOREIGN_NOT_DIE
+
+    style = style_by_name("jade/navy/pulp")
+    prof = fit_profile(clf, *_enrolment_crops(style, 11))
+    dice, _, _ = _enrolment_crops(style, 77, frames=1)
+    other, _, _ = _enrolment_crops(style_by_name("white/black/pulp"), 78, frames=1)
+    things = non_die_crops(40, 779)
+    # dice seen through a grid or a marker: crops the model is unsure hold a die
+    blends = [(a * dice + (1 - a) * things.astype(np.float32)) for a in (0.4, 0.5, 0.6)]
+    crops = np.concatenate([dice, other, things, *(b.astype(np.uint8) for b in blends)])
+    clf.profile = prof
+    as_enrolled = clf.classify(crops)
+    # a profile that finds everything far from its motifs: only the model's doubt decides
+    clf.profile = dataclasses.replace(prof, min_similarity=2.0)
+    everything_far = clf.classify(crops)
+    clf.profile = None
+    alone = clf.classify(crops)
+    assert not any(r.not_die for r in as_enrolled[: len(dice) + len(other)])
+    for a, r in zip(alone, everything_far, strict=True):
+        assert r.not_die == (a.not_die or a.not_die_p >= FOREIGN_NOT_DIE), (a, r)
+    assert any(r.not_die and not a.not_die for a, r in zip(alone, everything_far, strict=True))
+    assert any(not r.not_die for r in everything_far)  # dice the model is sure of stay

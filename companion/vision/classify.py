@@ -51,6 +51,10 @@ READ_ROTATIONS = 2
 #: sure of itself at every angle as on the art it was taught; known art keeps one view, so
 #: reading our own styles costs no more (models/MODEL_CARD.md, fifth round).
 UNKNOWN_ART_VIEWS = 4
+#: With a profile, a find unlike every enrolled motif by far (enroll.FOREIGN_GAP) is
+#: dropped as no die if the shipped model gives it at least this chance of being none:
+#: a die of a set left out of enrolment that the model knows for a die stays `?`.
+FOREIGN_NOT_DIE = 0.05
 MODEL_ENV = "COMPANION_MODEL"
 F32 = npt.NDArray[np.float32]
 
@@ -69,6 +73,10 @@ class ProfileHead(Protocol):
     def read(self, rot_emb: F32) -> tuple[F32, npt.NDArray[np.bool_]]:
         """Probabilities (N, 5) from embeddings at right angles (R, N, D), and the dice unlike any
         motif."""
+        ...
+
+    def foreign(self, rot_emb: F32) -> npt.NDArray[np.bool_]:
+        """The dice unlike every enrolled motif by far: no die of this table."""
         ...
 
 
@@ -103,7 +111,9 @@ class FaceReading:
     face: str  # one of FACES, or "?" when not confident enough
     confidence: float  # calibrated probability of the best face
     best: str  # the best face even when reported as "?"
-    not_die: bool = False  # the model is sure this crop holds no die (the reader drops it)
+    # the model is sure this crop holds no die, or a profile finds it unlike the table's
+    # dice by far and the model has some doubt (the reader drops it)
+    not_die: bool = False
     not_die_p: float = 0.0  # its probability that the crop holds no die (0 without the class)
 
 
@@ -323,20 +333,27 @@ class FaceClassifier:
         """Calibrated probabilities (N, 5), the threshold that applies to each (a profile's:
         that of the motif it reads), dice unlike any motif, and each crop's probability of
         being no die at all."""
+        return self._probabilities(crops)[:4]  # type: ignore[return-value]
+
+    def _probabilities(
+        self, crops: npt.NDArray[np.uint8]
+    ) -> tuple[F32, npt.NDArray[np.float64], npt.NDArray[np.bool_], F32, npt.NDArray[np.bool_]]:
+        """:meth:`probabilities`, and which crops to drop as no die: the model is sure of it, or
+        (with a profile) it is unlike the table's dice and the model has some doubt."""
         if self.profile is not None:
             logits, rot_emb = rotation_run(self, crops, READ_ROTATIONS)
             probs, unlike = self.profile.read(rot_emb)
-            return (
-                probs,
-                np.asarray(self.profile.limit(probs.argmax(axis=1)), np.float64),
-                unlike,
-                self.motif_probabilities(logits)[1],
+            not_die_p = self.motif_probabilities(logits)[1]
+            drop = (not_die_p >= self.not_die_threshold) | (
+                self.profile.foreign(rot_emb) & (not_die_p >= FOREIGN_NOT_DIE)
             )
+            limit = np.asarray(self.profile.limit(probs.argmax(axis=1)), np.float64)
+            return probs, limit, unlike, not_die_p, drop
         logits, emb = self.run(crops)
         probs, not_die = self.motif_probabilities(logits)
         limit = self.thresholds(probs, emb)
         self.look_again(crops, probs, limit, emb, not_die < self.not_die_threshold)
-        return probs, limit, np.zeros(len(crops), bool), not_die
+        return probs, limit, np.zeros(len(crops), bool), not_die, not_die >= self.not_die_threshold
 
     def look_again(
         self,
@@ -370,8 +387,7 @@ class FaceClassifier:
         """Read a batch of crops (N, 64, 64, 3) uint8 BGR."""
         if len(crops) == 0:
             return []
-        probs, threshold, unlike, not_die_p = self.probabilities(crops)
-        not_die = not_die_p >= self.not_die_threshold
+        probs, threshold, unlike, not_die_p, not_die = self._probabilities(crops)
         best = probs.argmax(axis=1)
         out = []
         for i, k in enumerate(best):

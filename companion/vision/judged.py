@@ -54,7 +54,8 @@ class Judge(Protocol):
     @property
     def not_die_threshold(self) -> float: ...
     def classify(self, crops: npt.NDArray[np.uint8]) -> list[Any]:
-        """Readings with ``not_die_p``, the probability that the crop holds no die."""
+        """Readings with ``not_die_p``, the probability that the crop holds no die, and
+        ``not_die``, whether to drop it."""
         ...
 
 
@@ -99,7 +100,9 @@ def find_and_read(
     crops = cut_faces(image_bgr, [c.corners for c in cands])
     # one batch: with a profile too, its reading of every candidate is the one reported
     readings = judge.classify(crops)
-    not_die = np.array([r.not_die_p for r in readings], np.float32)
+    # a crop the reading drops (sure no die; with a profile also no die of this table)
+    # counts as sure no die here
+    not_die = np.array([1.0 if r.not_die else r.not_die_p for r in readings], np.float32)
     kept = decide([c.score for c in cands], not_die, judge.not_die_threshold, cfg, net)
     # the peaks that remain, strongest first, one per die
     chosen = one_per_die(
