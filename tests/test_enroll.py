@@ -24,6 +24,7 @@ from companion.vision.classify import (
 )
 from companion.vision.crop import cut_face
 from companion.vision.enroll import (
+    DOUBT_FLOOR,
     HEAD_KIND,
     EnrolmentError,
     Profile,
@@ -134,6 +135,7 @@ def test_profile_round_trip_and_model_check(tmp_path: Path, clf: FaceClassifier)
     back = Profile.load(tmp_path / "p", clf)
     assert np.array_equal(back.weights, prof.weights) and back.threshold == prof.threshold
     assert len(back.limits) == len(FACES) and back.limits == prof.limits
+    assert back.doubt == prof.doubt >= DOUBT_FLOOR
     assert max(prof.limits) <= prof.threshold  # no motif read less surely than one limit would
     assert (
         back.check == prof.check and back.warnings == prof.warnings and back.counts == prof.counts
@@ -405,10 +407,10 @@ def test_a_find_unlike_the_table_is_dropped_only_where_the_model_doubts_it(
     clf: FaceClassifier,
 ) -> None:
     from companion.synth.nondie import non_die_crops
-    from companion.vision.classify import FOREIGN_NOT_DIE
 
     style = style_by_name("jade/navy/pulp")
     prof = fit_profile(clf, *_enrolment_crops(style, 11))
+    assert DOUBT_FLOOR <= prof.doubt < clf.not_die_threshold
     dice, _, _ = _enrolment_crops(style, 77, frames=1)
     other, _, _ = _enrolment_crops(style_by_name("white/black/pulp"), 78, frames=1)
     things = non_die_crops(40, 779)
@@ -423,7 +425,10 @@ def test_a_find_unlike_the_table_is_dropped_only_where_the_model_doubts_it(
     clf.profile = None
     alone = clf.classify(crops)
     assert not any(r.not_die for r in as_enrolled[: len(dice) + len(other)])
-    for a, r in zip(alone, everything_far, strict=True):
-        assert r.not_die == (a.not_die or a.not_die_p >= FOREIGN_NOT_DIE), (a, r)
+    for a, r, e in zip(alone, everything_far, as_enrolled, strict=True):
+        doubted = a.not_die_p >= prof.doubt
+        assert r.not_die == (a.not_die or doubted), (a, r)
+        # a find the model doubts is a die reads `?`, however sure the profile's head is
+        assert e.face == UNKNOWN or not doubted, (a, e)
     assert any(r.not_die and not a.not_die for a, r in zip(alone, everything_far, strict=True))
     assert any(not r.not_die for r in everything_far)  # dice the model is sure of stay

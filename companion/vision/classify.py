@@ -51,10 +51,6 @@ READ_ROTATIONS = 2
 #: sure of itself at every angle as on the art it was taught; known art keeps one view, so
 #: reading our own styles costs no more (models/MODEL_CARD.md, fifth round).
 UNKNOWN_ART_VIEWS = 4
-#: With a profile, a find unlike every enrolled motif by far (enroll.FOREIGN_GAP) is
-#: dropped as no die if the shipped model gives it at least this chance of being none:
-#: a die of a set left out of enrolment that the model knows for a die stays `?`.
-FOREIGN_NOT_DIE = 0.05
 MODEL_ENV = "COMPANION_MODEL"
 F32 = npt.NDArray[np.float32]
 
@@ -77,6 +73,13 @@ class ProfileHead(Protocol):
 
     def foreign(self, rot_emb: F32) -> npt.NDArray[np.bool_]:
         """The dice unlike every enrolled motif by far: no die of this table."""
+        ...
+
+    @property
+    def doubt(self) -> float:
+        """The model's not-a-die probability from which a find is doubted: it reads `?`, and is
+        dropped if also foreign (a die of a set left out of enrolment that the model knows for a
+        die stays `?`)."""
         ...
 
 
@@ -344,10 +347,11 @@ class FaceClassifier:
             logits, rot_emb = rotation_run(self, crops, READ_ROTATIONS)
             probs, unlike = self.profile.read(rot_emb)
             not_die_p = self.motif_probabilities(logits)[1]
-            drop = (not_die_p >= self.not_die_threshold) | (
-                self.profile.foreign(rot_emb) & (not_die_p >= FOREIGN_NOT_DIE)
-            )
+            doubted = not_die_p >= self.profile.doubt
+            drop = (not_die_p >= self.not_die_threshold) | (self.profile.foreign(rot_emb) & doubted)
             limit = np.asarray(self.profile.limit(probs.argmax(axis=1)), np.float64)
+            # the head has only seen dice: a find the model doubts is no motif it may vouch for
+            limit[doubted] = np.inf
             return probs, limit, unlike, not_die_p, drop
         logits, emb = self.run(crops)
         probs, not_die = self.motif_probabilities(logits)

@@ -41,7 +41,7 @@ from companion.vision.classify import (
     ModelError,
     default_enrol_model_path,
     normalise,
-    rotation_embeddings,
+    rotation_run,
     softmax,
 )
 from companion.vision.crop import cut_faces
@@ -69,10 +69,16 @@ SILENT_SHARE = 0.01
 DISTANCE_SLACK = 0.05
 # Cosine below the distance limit at which a find is no die of this table at all (a
 # printed marker, a grid square, a coin): unlike every enrolled motif by this much, it
-# is left out rather than read `?`, if the shipped model too gives it some chance of
-# being no die (classify.FOREIGN_NOT_DIE). On bench_enrolled.py's validation sets it
-# leaves out 152 of 257 phantoms and 1 of 2,742 real dice (a `?` before).
+# is left out rather than read `?`, if the shipped model too doubts it is a die
+# (Profile.doubt). On bench_enrolled.py's validation sets it leaves out 152 of 257
+# phantoms and 1 of 2,742 real dice (a `?` before).
 FOREIGN_GAP = 0.15
+# The shipped model's not-a-die probability from which a profile doubts a find is a
+# die: at least this, or what the model gives the table's own enrolled dice (their
+# 99th percentile). A find it doubts reads `?` whatever the profile's head says: the
+# head has only seen dice, and reads a grid cell as a confident 1 (docs/vision.md).
+DOUBT_FLOOR = 0.05
+DOUBT_QUANTILE = 0.99
 
 
 class EnrolmentError(Exception):
@@ -135,6 +141,9 @@ class Profile:
     # The limit of each motif read, none above ``threshold``; empty: ``threshold`` for every
     # motif (a profile from before per-motif limits).
     limits: tuple[float, ...] = field(default=())
+    # The not-a-die probability from which a find reads `?` (and, far from every motif,
+    # is left out); a profile from before it has the floor.
+    doubt: float = DOUBT_FLOOR
 
     def limit(self, best: npt.NDArray[np.intp] | I64) -> F64:
         """The lowest confidence each die is read at, given the motif it looks most like."""
@@ -185,6 +194,7 @@ class Profile:
             "counts": dict(zip(FACES, self.counts, strict=True)),
             "self_check": self.check.to_json() if self.check else None,
             "warnings": list(self.warnings),
+            "doubt": self.doubt,
         }
         try:
             private_dir(out)
@@ -223,6 +233,7 @@ class Profile:
                 check,
                 tuple(str(w) for w in meta.get("warnings", [])),
                 tuple(float(meta["limits"][f]) for f in FACES) if meta.get("limits") else (),
+                float(meta.get("doubt", DOUBT_FLOOR)),
             )
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise EnrolmentError(f"cannot read the profile in {d}: {exc}") from None
@@ -424,13 +435,17 @@ def fit_profile(
             f"no die found for face(s) {', '.join(missing)}; every face needs at least one die"
         )
     frames = np.arange(len(labels)) if frames is None else np.asarray(frames, np.int64)
-    rot = rotation_embeddings(classifier, crops)
-    return profile_from(rot, labels, frames, model_digest(classifier.path))
+    logits, rot = rotation_run(classifier, crops)
+    not_die = classifier.motif_probabilities(logits)[1]
+    return profile_from(rot, labels, frames, model_digest(classifier.path), not_die)
 
 
-def profile_from(rot: F32, labels: I64, frames: I64, model: str) -> Profile:
+def profile_from(
+    rot: F32, labels: I64, frames: I64, model: str, not_die: F32 | None = None
+) -> Profile:
     """A profile from the dice of every face at their four right angles (4, N, D), their motif
-    and frame; ``model`` is the digest of the model that embedded them."""
+    and frame; ``model`` is the digest of the model that embedded them, ``not_die`` its
+    probability that each is no die (the doubt floor without it)."""
     counts = tuple(int(c) for c in np.bincount(labels, minlength=len(FACES)))
     # A die finder may also pick up a stone, a card or a die of another motif
     # in an enrolment frame: it fits its folder's motif badly, so it is set
@@ -451,6 +466,9 @@ def profile_from(rot: F32, labels: I64, frames: I64, model: str) -> Profile:
             keep[labels == k] = True
     set_aside = ~keep
     aside_counts = tuple(int(c) for c in np.bincount(labels[set_aside], minlength=len(FACES)))
+    doubt = DOUBT_FLOOR
+    if not_die is not None and keep.any():
+        doubt = max(DOUBT_FLOOR, float(np.quantile(not_die[keep], DOUBT_QUANTILE)))
     if set_aside.any():
         rot, labels, frames = rot[:, keep], labels[keep], frames[keep]
         counts = tuple(int(c) for c in np.bincount(labels, minlength=len(FACES)))
@@ -490,6 +508,7 @@ def profile_from(rot: F32, labels: I64, frames: I64, model: str) -> Profile:
         check,
         tuple(warnings),
         tuple(float(v) for v in limits),
+        doubt,
     )
 
 

@@ -71,6 +71,10 @@ def self_check_lines(profile: Profile) -> list[str]:
         + ", ".join(f"{f} {v:.3f}" for f, v in zip(FACES, limits, strict=True))
         + ") or when unlike every enrolled motif"
     )
+    lines.append(
+        f"a find the model gives a {100 * profile.doubt:.0f}% chance or more of being no die "
+        "reads ?, and is left out if it is also far from every enrolled motif"
+    )
     lines += [f"warning: {w}" for w in profile.warnings]
     if not profile.warnings:
         lines.append("no warning: every motif was told apart from the others")
