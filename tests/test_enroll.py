@@ -156,8 +156,11 @@ def test_profile_round_trip_and_model_check(tmp_path: Path, clf: FaceClassifier)
     meta["head"] = HEAD_KIND
     meta["limits"] = None  # a profile from before per-motif limits: one limit for every motif
     (tmp_path / "p" / "profile.json").write_text(json.dumps(meta))
+    del meta["doubt"]  # and before the doubt: the floor
+    (tmp_path / "p" / "profile.json").write_text(json.dumps(meta))
     old = Profile.load(tmp_path / "p", clf)
     assert old.limits == () and np.all(old.limit(np.arange(5)) == prof.threshold)
+    assert old.doubt == DOUBT_FLOOR
     del meta["head"]  # the first kind: a head that replaced the network's
     (tmp_path / "p" / "profile.json").write_text(json.dumps(meta))
     with pytest.raises(EnrolmentError, match="older companion"):
@@ -349,6 +352,7 @@ def test_cli_enrols_with_the_die_finder(
     out = capsys.readouterr().out
     assert "enrolled" in out and "self-check" in out and "I: 20 dice learnt" in out
     assert "below its motif's confidence limit (I 0." in out
+    assert "chance or more of being no die reads ?" in out
     reader = load_reader(tmp_path / "prof", model=MODEL)
     n, right, silent = _read_style(reader, style, range(950, 952))
     assert right / n >= 0.95 and silent <= 1, (n, right, silent)
