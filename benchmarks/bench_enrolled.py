@@ -24,6 +24,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +37,7 @@ from companion.evaluation.scoring import Tally, outside_frame, tally_frame  # no
 from companion.synth import render_frame  # noqa: E402
 from companion.synth.family_sets import family_styles  # noqa: E402
 from companion.synth.frame import RenderedFrame  # noqa: E402
+from companion.synth.styles import Style  # noqa: E402
 from companion.vision import enroll  # noqa: E402
 from companion.vision.detect_net import find_dice_net  # noqa: E402
 from companion.vision.read import Reader  # noqa: E402
@@ -43,7 +45,7 @@ from companion.vision.read import Reader  # noqa: E402
 FIRST_SEED = 90_000  # away from bench_families.py's reading frames (81_000..)
 
 
-def reading_frame(i: int, j: int, style: object) -> RenderedFrame:
+def reading_frame(i: int, j: int, style: Style) -> RenderedFrame:
     """Set i's reading frame j."""
     kw: dict[str, object] = {}
     if j % 2 == 0:
@@ -52,6 +54,39 @@ def reading_frame(i: int, j: int, style: object) -> RenderedFrame:
         kw["edge_range"] = (32.0, 60.0)
     n = int(np.random.default_rng(i * 10 + j).integers(3, 30))
     return render_frame(FIRST_SEED + i * 10 + j, n_dice=n, styles=[style], **kw)  # type: ignore[arg-type, list-item]
+
+
+def read_sets(
+    reader: Reader,
+    enrol: SimulatedEnrolment,
+    styles: Sequence[Style],
+    frames_per_set: int,
+    gaps: list[str],
+    tallies: dict[str, Tally],
+    times: dict[str, list[float]],
+) -> None:
+    """Enrol each set, read its frames once per gap, and add them to the tallies."""
+    clf = reader.classifier
+    for i, style in enumerate(styles):
+        clf.profile = enrol.profile([style.name])  # type: ignore[attr-defined]
+        for j in range(frames_per_set):
+            f = reading_frame(i, j, style)
+            h, w = f.image.shape[:2]
+            regions = [np.asarray(d.corners) for d in f.dice]
+            hidden = [outside_frame(d.corners, w, h) for d in f.dice]
+            for g in gaps:
+                enroll.FOREIGN_GAP = 1e9 if g == "off" else float(g)
+                start = time.perf_counter()
+                got = reader.read(f.image)
+                times[g].append((time.perf_counter() - start) * 1000)
+                tally_frame(
+                    tallies[g],
+                    [(d.x, d.y, d.face) for d in got],
+                    regions,
+                    [d.face for d in f.dice],
+                    hidden=hidden,
+                )
+    clf.profile = None  # type: ignore[attr-defined]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,25 +108,12 @@ def main(argv: list[str] | None = None) -> int:
     gaps = args.gap.split(",")
     tallies = {g: Tally() for g in gaps}
     times: dict[str, list[float]] = {g: [] for g in gaps}
-    for i, style in enumerate(styles):
-        clf.profile = enrol.profile([style.name])  # type: ignore[attr-defined]
-        for j in range(args.frames_per_set):
-            f = reading_frame(i, j, style)
-            h, w = f.image.shape[:2]
-            regions = [np.asarray(d.corners) for d in f.dice]
-            hidden = [outside_frame(d.corners, w, h) for d in f.dice]
-            for g in gaps:
-                enroll.FOREIGN_GAP = 1e9 if g == "off" else float(g)
-                start = time.perf_counter()
-                got = reader.read(f.image)
-                times[g].append((time.perf_counter() - start) * 1000)
-                tally_frame(
-                    tallies[g],
-                    [(d.x, d.y, d.face) for d in got],
-                    regions,
-                    [d.face for d in f.dice],
-                    hidden=hidden,
-                )
+    shipped_gap = enroll.FOREIGN_GAP
+    try:
+        read_sets(reader, enrol, styles, args.frames_per_set, gaps, tallies, times)
+    finally:
+        enroll.FOREIGN_GAP = shipped_gap
+
     print(
         f"{args.split} drawing families after enrolment, {len(styles)} sets x "
         f"{args.frames_per_set} frames; {describe()}; {time.time() - t0:.0f} s"

@@ -1,0 +1,23 @@
+"""benchmarks/bench_enrolled.py: reading after enrolment, end to end, in a small run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from benchmarks import bench_enrolled
+from companion.vision import enroll
+
+
+def test_a_small_run_reports_each_gap_and_leaves_the_shipped_gap(tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    shipped = enroll.FOREIGN_GAP
+    argv = ["--sets", "1", "--frames-per-set", "2", "--gap", f"{shipped},off"]
+    assert bench_enrolled.main([*argv, "--json", str(out)]) == 0
+    assert shipped == enroll.FOREIGN_GAP  # the benchmark's settings do not leak
+    report = json.loads(out.read_text())
+    near, off = report[str(shipped)], report["off"]
+    assert near["dice"] == off["dice"] > 0 and near["frames"] == off["frames"] == 2
+    # leaving far finds out can only take phantoms away
+    assert near["phantoms"] <= off["phantoms"] and near["precision"] >= off["precision"]
+    assert 0.0 <= near["silent_errors"] <= 1.0 and 0.0 <= near["recall"] <= 1.0
