@@ -161,6 +161,12 @@ def test_profile_round_trip_and_model_check(tmp_path: Path, clf: FaceClassifier)
     old = Profile.load(tmp_path / "p", clf)
     assert old.limits == () and np.all(old.limit(np.arange(5)) == prof.threshold)
     assert old.doubt == DOUBT_FLOOR
+    for bad in (-0.1, 1.5, float("nan")):
+        meta["doubt"] = bad
+        (tmp_path / "p" / "profile.json").write_text(json.dumps(meta))
+        with pytest.raises(EnrolmentError, match="damaged"):
+            Profile.load(tmp_path / "p", clf)
+    del meta["doubt"]
     del meta["head"]  # the first kind: a head that replaced the network's
     (tmp_path / "p" / "profile.json").write_text(json.dumps(meta))
     with pytest.raises(EnrolmentError, match="older companion"):

@@ -246,6 +246,8 @@ class Profile:
             or protos.shape != (k, weights.shape[0])
         ):
             raise EnrolmentError(f"the profile in {d} is not a face profile")
+        if not 0.0 <= prof.doubt <= 1.0:  # NaN too: a damaged doubt would read every die `?`
+            raise EnrolmentError(f"the profile in {d} is damaged (doubt {prof.doubt}); enrol again")
         if classifier is not None and prof.model != model_digest(classifier.path):
             raise EnrolmentError(f"the profile in {d} was made for another face model; enrol again")
         return prof
