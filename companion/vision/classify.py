@@ -336,7 +336,8 @@ class FaceClassifier:
         """Calibrated probabilities (N, 5), the threshold that applies to each (a profile's:
         that of the motif it reads), dice unlike any motif, and each crop's probability of
         being no die at all."""
-        return self._probabilities(crops)[:4]  # type: ignore[return-value]
+        probs, limit, unlike, not_die_p, _ = self._probabilities(crops)
+        return probs, limit, unlike, not_die_p
 
     def _probabilities(
         self, crops: npt.NDArray[np.uint8]
