@@ -6,6 +6,7 @@ On the Pi the service sets XDG_DATA_HOME and XDG_CONFIG_HOME below
 
 from __future__ import annotations
 
+import functools
 import os
 from importlib import resources
 from pathlib import Path
@@ -39,12 +40,14 @@ def profile_dir() -> Path:
     return config_dir() / "profile"
 
 
+@functools.lru_cache(maxsize=64)
 def shipped_file(folder: str, filename: str) -> Path:
     """A file the companion ships in a top-level folder of its checkout (models/, calibration/).
 
     Installed from a wheel, it is package data at companion/FOLDER/FILENAME (setup.py puts it
     there); in a checkout (deploy/install.sh installs it editable) it stands at FOLDER/FILENAME
-    beside the package. The path may not exist: the caller says what is missing.
+    beside the package. The path may not exist: the caller says what is missing. Looked up
+    once a process: the finder asks for its model on every frame.
     """
     packaged = resources.files(__package__ or "companion").joinpath(folder, filename)
     if isinstance(packaged, Path) and packaged.is_file():

@@ -147,3 +147,8 @@ def test_a_checkout_finds_its_top_level_models(monkeypatch: pytest.MonkeyPatch) 
     assert shipped_file("calibration", "default.json") == REPO / "calibration" / "default.json"
     monkeypatch.setenv("COMPANION_MODEL", "/elsewhere/m.onnx")
     assert shipped_model("COMPANION_MODEL", "faces.onnx") == Path("/elsewhere/m.onnx")
+    # looked up once (the finder asks on every frame); the variable still counts every time
+    hits = shipped_file.cache_info().hits
+    monkeypatch.delenv("COMPANION_MODEL")
+    assert shipped_model("COMPANION_MODEL", "faces.onnx") == REPO / "models" / "faces.onnx"
+    assert shipped_file.cache_info().hits == hits + 1

@@ -421,10 +421,25 @@ def one_per_die(cands: list[Candidate]) -> list[Candidate]:
     # and the camera maps a plane one to one): a face that covers much of a
     # stronger one is a side of that die, seen at an angle, with its own pips or art.
     out: list[Candidate] = []
+    # the kept peaks' centres and edges as arrays: one numpy test a peak, not a call per pair
+    kept = np.empty((len(cands), 3), np.float64)
     for c in cands:
-        if not any(_same_die(c.x, c.y, c.edge, c.corners, k) for k in out):
+        if not _same_as_any(c, out, kept[: len(out)]):
+            kept[len(out)] = (c.x, c.y, c.edge)
             out.append(c)
     return out
+
+
+def _same_as_any(c: Candidate, out: list[Candidate], kept: npt.NDArray[np.float64]) -> bool:
+    """``any(_same_die(c.x, c.y, c.edge, c.corners, k) for k in out)``; ``kept`` holds each k's
+    x, y and edge."""
+    if not len(out):
+        return False
+    d = np.hypot(c.x - kept[:, 0], c.y - kept[:, 1])
+    if bool((d < 0.5 * np.maximum(c.edge, kept[:, 2])).any()):
+        return True
+    near = np.flatnonzero(d < 0.75 * (c.edge + kept[:, 2]))
+    return any(_overlap(c.corners, out[i].corners) > OVERLAP for i in near)
 
 
 def _same_die(x: float, y: float, edge: float, corners: F32, c: Candidate) -> bool:
