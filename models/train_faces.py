@@ -254,10 +254,44 @@ ROTATION_WEIGHT = 1.0
 RESTYLE = 0.0
 
 
+#: Share of motif crops made into art no motif names (--unknown-mix; 0: the shipped recipe):
+#: one part of the face from a die of another motif, so that drawings mixing the marks of
+#: two motifs read `?` instead of whichever motif their larger part resembles.
+UNKNOWN_MIX = 0.0
+
+
+def mix_unknown(
+    x: torch.Tensor, y: torch.Tensor, gen: torch.Generator, share: float
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """A ``share`` of the motif crops gets a band (a third to a half of the face, from a random
+    side) from a crop of another motif in the batch, and the label of art no class names."""
+    if share <= 0:
+        return x, y
+    n = len(y)
+    motif = y < len(FACES)
+    partner = torch.randint(0, n, (n,), generator=gen)
+    pick = (torch.rand(n, generator=gen) < share) & motif & motif[partner] & (y != y[partner])
+    idx = torch.nonzero(pick).flatten().tolist()
+    if not idx:
+        return x, y
+    src, x, y = x, x.clone(), y.clone()  # bands come from the crops as they were
+    size = x.shape[1]
+    for i in idx:
+        width = int(size * (0.35 + 0.15 * float(torch.rand(1, generator=gen))))
+        other = torch.rot90(src[int(partner[i])], int(torch.randint(0, 4, (1,), generator=gen)))
+        side = int(torch.randint(0, 4, (1,), generator=gen))
+        band = [slice(None), slice(None)]
+        band[side % 2] = slice(0, width) if side < 2 else slice(size - width, size)
+        x[i][tuple(band)] = other[tuple(band)]
+        y[i] = UNKNOWN_ART
+    return x, y
+
+
 def step_batch(
     x: torch.Tensor, y: torch.Tensor, gen: torch.Generator
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Two augmented views of each crop (different rotations, colours, contrast), stacked."""
+    x, y = mix_unknown(x, y, gen, UNKNOWN_MIX)
     return torch.cat([augment(x, gen), augment(x, gen)]), torch.cat([y, y])
 
 
@@ -578,6 +612,7 @@ def train(args: argparse.Namespace) -> None:
         "non_die": args.non_die,
         "rotation_weight": ROTATION_WEIGHT,
         "restyle": args.restyle,
+        "unknown_mix": args.unknown_mix,
         "pip_frames": args.pip_frames,
         "init": args.init,
         "render_seconds": round(render_seconds),
@@ -663,6 +698,12 @@ def main() -> None:
         help="share of crops whose colours and texture are changed (restyle); 0: off",
     )
     ap.add_argument(
+        "--unknown-mix",
+        type=float,
+        default=0.0,
+        help="share of motif crops mixed with another motif's and labelled unknown art; 0: off",
+    )
+    ap.add_argument(
         "--cache",
         nargs="?",
         const=str(Path.home() / ".cache" / "companion"),
@@ -688,8 +729,9 @@ def main() -> None:
             8,
         )
         args.non_die = 40
-    global RESTYLE
+    global RESTYLE, UNKNOWN_MIX
     RESTYLE = args.restyle
+    UNKNOWN_MIX = args.unknown_mix
     train(args)
 
 

@@ -98,3 +98,28 @@ def test_the_separable_box_mean_is_the_square_mean_clipped_at_the_borders() -> N
             x.permute(0, 3, 1, 2), 2 * r + 1, 1, r, count_include_pad=False
         ).permute(0, 2, 3, 1)
         assert torch.allclose(tf._box_mean(x, r), square, atol=1e-3)
+
+
+def test_unknown_mix_off_changes_nothing() -> None:
+    x, _ = _discs(8)
+    y = torch.arange(8) % 5
+    mx, my = tf.mix_unknown(x, y, torch.Generator().manual_seed(0), 0.0)
+    assert torch.equal(mx, x) and torch.equal(my, y)
+
+
+def test_unknown_mix_gives_a_band_of_another_motif_and_the_unknown_label() -> None:
+    n = 600
+    x = torch.zeros(n, 64, 64, 3)
+    y = torch.arange(n) % 6  # five motifs and "not a die"
+    x[:] = (y.float() * 40.0)[:, None, None, None]  # each class its own grey
+    mx, my = tf.mix_unknown(x, y, torch.Generator().manual_seed(2), 0.3)
+    mixed = my == tf.UNKNOWN_ART
+    motif = y < 5
+    assert 0.15 < float(mixed[motif].float().mean()) < 0.3
+    assert not bool(mixed[~motif].any())  # "not a die" crops are never mixed
+    assert torch.equal(mx[~mixed], x[~mixed]) and torch.equal(my[~mixed], y[~mixed])
+    for i in torch.nonzero(mixed).flatten().tolist():
+        own = float(y[i]) * 40.0
+        share = float((mx[i, ..., 0] != own).float().mean())
+        assert 0.3 <= share <= 0.55  # a band of a third to a half of the face
+        assert bool(((mx[i] == own) | (mx[i] % 40 == 0)).all())  # the band is another class's
