@@ -55,6 +55,9 @@ LEGACY_SET = CACHE / "voice-testset-seed8"
 #: 75.1 %): the same care for talk, spent where it now buys calls.
 TALK_SHARE = 0.03
 ALL_CALLS: tuple[Call, ...] = tuple(TABLE_K.values())
+#: Heard by the shipped call network (never trained on them); development speech is heard
+#: by a network trained without its synthesiser (``fold_net``).
+KEPT_SYNTHS = ("festival", "pico")
 T = TypeVar("T")
 J = TypeVar("J")
 
@@ -261,9 +264,10 @@ def stream_one(job: tuple[Path, ts.Item, float, tuple[float, float, int]]) -> St
     free = 0.0  # stream time (s) at which the thread is free again
     early: tuple[bytes, str | None, float, float] | None = None
 
-    def hear(audio: bytes) -> tuple[str | None, float, float]:
+    def hear(audio: bytes, head: bytes) -> tuple[str | None, float, float]:
         t0, c0 = time.perf_counter(), time.process_time()
-        text = rec.hear(np.frombuffer(audio, dtype="<i2"), calls).text
+        before = np.frombuffer(head, dtype="<i2")
+        text = rec.hear(np.frombuffer(audio, dtype="<i2"), calls, before).text
         return text, (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
 
     for i in range(0, len(pcm) - fb + 1, fb):
@@ -272,14 +276,14 @@ def stream_one(job: tuple[Path, ts.Item, float, tuple[float, float, int]]) -> St
         utt = cuts.push(pcm[i : i + fb])
         if utt is None:
             if cuts.tentative is not None and free <= arrives:  # caught up: hear it early
-                text, took, cpu = hear(cuts.tentative)
+                text, took, cpu = hear(cuts.tentative, cuts.tentative_head)
                 early, free = (cuts.tentative, text, took, cpu), now + cpu / 1000
             continue
         hit = early is not None and early[0] == utt
         if early is not None and hit:  # the same audio: the same result and work
             _, text, took, cpu = early
         else:
-            text, took, cpu = hear(utt)
+            text, took, cpu = hear(utt, cuts.head)
         early = None
         posted = now if hit else now + cpu / 1000
         free = posted
@@ -385,12 +389,38 @@ def _recognizer(voice: str) -> Recognizer:
     rec = _WORKER.get("rec")
     if not isinstance(rec, Recognizer):
         rec = _WORKER["rec"] = Recognizer()
+        _WORKER["shipped_net"] = rec.callnet
     banks = _WORKER.setdefault("banks", {})
     assert isinstance(banks, dict)
     if voice not in banks:
         banks[voice] = Templates(without=voice)
     rec.templates = banks[voice]
+    rec.callnet = _callnet_for(ts.synth_of(voice))
     return rec
+
+
+def fold_net(synth: str) -> Path:
+    """The call network trained without one development synthesiser (models/train_callnet.py
+    --without): development speech is heard by a network that never heard its voice, as
+    the kept-aside sets and a real table are."""
+    return CACHE / "callnet" / f"without-{synth}.onnx"
+
+
+def _callnet_for(synth: str) -> Any:
+    from companion.voice.callnet import CallNet
+
+    if synth in KEPT_SYNTHS:
+        return _WORKER["shipped_net"]
+    nets = _WORKER.setdefault("nets", {})
+    assert isinstance(nets, dict)
+    if synth not in nets:
+        path = fold_net(synth)
+        if not path.exists():
+            raise SystemExit(
+                f"{path} is missing: python models/train_callnet.py --without {synth} --out {path}"
+            )
+        nets[synth] = CallNet(path)
+    return nets[synth]
 
 
 def _hear_file(
@@ -447,20 +477,83 @@ class Decoded:
     narrowed: bool
 
 
+def rechoose(
+    r: dict[str, Any], heard_bonus: float, second_bonus: float
+) -> tuple[str, tuple[float, ...], str | None]:
+    """A feature row's call, feature vector and runner-up had the choice been made with these
+    bonuses (the cached rows hold what the choice is made from, not only its result)."""
+    from companion.voice import recognizer as rz
+
+    calls = {call_text(c): c for c in ALL_CALLS}
+    net: dict[Call | None, float] = {
+        (None if k == "talk" else calls[k]): v for k, v in r["net"].items()
+    }
+    allowed = tuple(c for c in net if c is not None)
+    heard = calls[r["heard"]]
+    second = calls.get(r["heard_second"] or "")
+    saved = rz.HEARD_BONUS, rz.SECOND_BONUS
+    rz.HEARD_BONUS, rz.SECOND_BONUS = heard_bonus, second_bonus
+    try:
+        best, runner = rz.choose(net, allowed, heard, second)
+    finally:
+        rz.HEARD_BONUS, rz.SECOND_BONUS = saved
+    x = (*r["ps_x"], *rz.net_vector(net, best, heard))
+    return call_text(best), x, None if runner is None else call_text(runner)
+
+
 def dev_features(
-    seeds: tuple[int, ...], limit: int = 1, workers: int = 1, mbrola: bool = False
+    seeds: tuple[int, ...],
+    limit: int = 1,
+    workers: int = 1,
+    mbrola: bool = False,
+    bonuses: tuple[float, float] | None = None,
 ) -> list[Decoded]:
-    """Features of every development decode with --roll/--layout (``feature_rows``)."""
+    """Features of every development decode with --roll/--layout (``feature_rows``); with
+    ``bonuses``, as the choice with those bonuses would have made them (``rechoose``)."""
     out: list[Decoded] = []
     for seed, folder, items in dev_parts(seeds, mbrola):
         rows = feature_rows(folder, items, workers)[::limit]
         print(f"  features of {len(rows)} files of {folder}", flush=True)
-        out += [
-            Decoded(seed, tuple(r["x"]), r["best"] == r["call"], r["call"] is None, True)
-            for r in rows
-            if r["x"] is not None
-        ]
+        for r in rows:
+            if r["x"] is None:
+                continue
+            best, x, _ = rechoose(r, *(bonuses or _bonuses()))
+            out.append(Decoded(seed, x, best == r["call"], r["call"] is None, True))
     return out
+
+
+def _bonuses() -> tuple[float, float]:
+    from companion.voice.recognizer import HEARD_BONUS, SECOND_BONUS
+
+    return HEARD_BONUS, SECOND_BONUS
+
+
+#: The bonuses ``--fit`` tries for pocketsphinx's best call and its runner-up.
+BONUS_GRID = tuple(
+    (a, b) for a in (0.0, 1.0, 2.0, 3.0, 4.0, 6.0, 9.0, 12.0, 16.0) for b in (0.0, 0.5, 1.0, 2.0)
+)
+
+
+def fit_bonuses(
+    seeds: tuple[int, ...], workers: int = 1, mbrola: bool = False
+) -> tuple[float, float]:
+    """HEARD_BONUS and SECOND_BONUS: the pair whose choice is right most often on the
+    development calls (each heard by a call network that never heard its synthesiser)."""
+    rows = [
+        r
+        for _, folder, items in dev_parts(seeds, mbrola)
+        for r in feature_rows(folder, items, workers)
+        if r["x"] is not None and r["call"] is not None
+    ]
+    scored = []
+    for a, b in BONUS_GRID:
+        right = sum(rechoose(r, a, b)[0] == r["call"] for r in rows)
+        scored.append((right, -a, -b))
+        print(f"  bonuses {a:g}, {b:g}: best guess {100 * right / len(rows):.1f}% of {len(rows)}")
+    pocketsphinx = sum(r["heard"] == r["call"] for r in rows)
+    print(f"  pocketsphinx alone: best guess {100 * pocketsphinx / len(rows):.1f}%")
+    _, a, b = max(scored)
+    return -a, -b
 
 
 def _voice_of(seeds: tuple[int, ...], mbrola: bool = False) -> list[str]:
@@ -485,13 +578,24 @@ def feature_rows(folder: Path, items: list[ts.Item], workers: int = 1) -> list[d
     import hashlib
     import json
 
+    from companion.paths import shipped_file
     from companion.voice.lexicon import dictionary_text
-    from companion.voice.recognizer import FEATURE_NAMES, TOPN, WORD_PENALTY, Features
+    from companion.voice.recognizer import (
+        FEATURE_NAMES,
+        PS_FEATURES,
+        TOPN,
+        WORD_PENALTY,
+        Features,
+    )
     from companion.voice.templates import TEMPLATES
 
     decoder = f" topn={TOPN} wip={WORD_PENALTY}"
     h = hashlib.sha1((dictionary_text() + " ".join(FEATURE_NAMES) + decoder).encode())
     h.update(TEMPLATES.read_bytes())
+    # The call networks this folder's voices are heard by (``_callnet_for``).
+    for synth in sorted({ts.synth_of(it.voice) for it in items}):
+        net = shipped_file("models", "callnet.onnx") if synth in KEPT_SYNTHS else fold_net(synth)
+        h.update(net.read_bytes() if net.exists() else b"-")
     cache = folder / f"rows-{h.hexdigest()[:10]}.json"
     if cache.exists():
         rows: list[dict[str, Any]] = json.loads(cache.read_text(encoding="utf-8"))
@@ -514,6 +618,11 @@ def feature_rows(folder: Path, items: list[ts.Item], workers: int = 1) -> list[d
                 "x": None if f.best is None else list(f.vector()),
                 "best": None if f.best is None else call_text(f.best),
                 "second": None if f.second is None else call_text(f.second),
+                # What the choice is made from, so that it can be fitted (``rechoose``).
+                "ps_x": None if f.best is None else list(f.vector()[: len(PS_FEATURES)]),
+                "heard": None if f.heard is None else call_text(f.heard),
+                "heard_second": None if f.heard_second is None else call_text(f.heard_second),
+                "net": {("talk" if c is None else call_text(c)): v for c, v in f.net.items()},
             }
         )
     cache.write_text(json.dumps(rows), encoding="utf-8")
@@ -601,8 +710,12 @@ def dev_report(w: np.ndarray, sure_logit: float, rows: list[Decoded], label: str
 
 
 def fit(seeds: tuple[int, ...], limit: int = 1, workers: int = 1, mbrola: bool = False) -> None:
-    """Fit WEIGHTS, BIAS and SURE_LOGIT on the development sets and print them."""
-    fit_rows(dev_features(seeds, limit, workers, mbrola), seeds)
+    """Fit the choice's bonuses, then WEIGHTS, BIAS and SURE_LOGIT on the development sets,
+    and print them."""
+    bonuses = fit_bonuses(seeds, workers, mbrola)
+    fit_rows(dev_features(seeds, limit, workers, mbrola, bonuses), seeds)
+    print(f"HEARD_BONUS = {bonuses[0]:g}")
+    print(f"SECOND_BONUS = {bonuses[1]:g}")
 
 
 def fit_rows(rows: list[Decoded], seeds: tuple[int, ...]) -> tuple[np.ndarray, float]:
@@ -689,7 +802,9 @@ def from_features(folder: Path, items: list[ts.Item], workers: int = 1) -> None:
 
     rows = feature_rows(folder, items, workers)
     for r in rows:
-        conf = 0.0 if r["x"] is None else round(squash(logit_of_vector(tuple(r["x"]))), 3)
+        if r["x"] is not None:  # with the committed bonuses, whatever the cache was made with
+            r["best"], x, r["second"] = rechoose(r, *_bonuses())
+        conf = 0.0 if r["x"] is None else round(squash(logit_of_vector(x)), 3)
         r["conf"], r["given"] = conf, r["best"] if conf >= 0.5 else None
 
     def line(sel: list[dict[str, Any]]) -> str:

@@ -58,6 +58,8 @@ VOICES = ("en-us", "en-gb-x-rp", "en+f3", "de", "de+f4")
 FLITE_VOICES = ("flite:kal16", "flite:awb", "flite:rms", "flite:slt")
 FESTIVAL_VOICES = ("festival:kal_diphone", "festival:ked_diphone", "festival:cmu_us_slt_arctic_hts")
 DEV_VOICES = VOICES + FLITE_VOICES
+#: The development synthesisers (festival and Pico are kept aside).
+DEV_SYNTHS = ("espeak-ng", "flite", "mbrola")
 KEPT_VOICES = FESTIVAL_VOICES
 #: MBROLA's diphone voices, said through espeak-ng (``mb-us1`` …): recorded speakers,
 #: not formants; development only.

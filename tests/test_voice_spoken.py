@@ -283,10 +283,12 @@ def test_the_listener_hears_the_call_while_the_endpointer_waits(
     heard_on: list[tuple[bool, Heard]] = []  # (was a tentative utterance, result)
     hear = listener._recognizer.hear
 
-    def spy(samples: np.ndarray, calls: tuple[object, ...]) -> Heard:
+    def spy(
+        samples: np.ndarray, calls: tuple[object, ...], before: np.ndarray | None = None
+    ) -> Heard:
         cuts = listener._utterances
         tentative = cuts is not None and cuts.tentative == samples.tobytes()
-        h = hear(samples, calls)  # type: ignore[arg-type]
+        h = hear(samples, calls, before)  # type: ignore[arg-type]
         heard_on.append((tentative, h))
         return h
 
@@ -325,3 +327,31 @@ def test_the_call_searches_score_more_gaussians_than_the_phone_loop(
     assert TOPN > 4
     assert recognizer._calls.config["topn"] == TOPN
     assert recognizer._phones.config["topn"] == 4
+
+
+def test_the_head_is_the_audio_just_before_the_utterance(
+    spoken: tuple[Path, list[ts.Item]],
+) -> None:
+    """The preroll the call network hears: up to PREROLL seconds right before the cut
+    utterance in the stream, and the utterance itself is what it was without it."""
+    from companion.voice.listen import PREROLL, Utterances
+
+    folder, items = spoken
+    it = next(i for i in items if i.k == "K11" and i.snr is None and i.voice == "en-us")
+    pcm = np.concatenate([read_wav(folder / it.file), np.zeros(16000, np.int16)]).tobytes()
+
+    def cut(preroll: float) -> tuple[bytes, bytes]:
+        cuts = Utterances(preroll=preroll)
+        fb = cuts.frame_bytes
+        out = [
+            (u, cuts.head)
+            for i in range(0, len(pcm) - fb + 1, fb)
+            if (u := cuts.push(pcm[i : i + fb])) is not None
+        ]
+        return out[-1]
+
+    utterance, head = cut(PREROLL)
+    assert cut(0.0) == (utterance, b"")
+    assert 0 < len(head) <= PREROLL * 16000 * 2
+    at = pcm.index(utterance)
+    assert pcm[at - len(head) : at] == head

@@ -39,6 +39,10 @@ RATIO = 0.9
 VAD_MODE = 3
 #: Speech that starts this soon (s) after a cut continues the utterance before.
 JOIN = 0.6
+#: Seconds of audio before the endpointer's start of speech kept at the head of
+#: an utterance: the VAD decides a start late on a soft onset ("ee-ah"), and the
+#: call network (``callnet``) lost the first word of such calls without it.
+PREROLL = 0.3
 _STOP = object()
 
 
@@ -67,6 +71,7 @@ class Utterances:
         ratio: float = RATIO,
         join: float = JOIN,
         vad_mode: int = VAD_MODE,
+        preroll: float = PREROLL,
     ) -> None:
         ps = pocketsphinx_module()
         self._ep = ps.Endpointer(window=window, ratio=ratio, vad_mode=vad_mode, sample_rate=rate)
@@ -84,8 +89,22 @@ class Utterances:
         self._was_speech = False
         self._pushed = 0  # frames pushed so far: stream time in frames
         # The last frames pushed, with their numbers: the endpointer holds back
-        # ``window`` of them, and a tentative utterance needs them.
-        self._recent: deque[tuple[int, bytes]] = deque(maxlen=int(window / 0.01) + 8)
+        # ``window`` of them, and a tentative utterance needs them; the
+        # preroll is cut from them when an utterance starts.
+        length = float(self._ep.frame_length)
+        self._preroll_frames = round(preroll / length)
+        self._recent: deque[tuple[int, bytes]] = deque(
+            maxlen=int((window + preroll) / min(0.01, length)) + 8
+        )
+        self._head = b""  # the preroll of the utterance being cut
+        self._previous_head = b""
+        # The audio just before the last utterance handed out (``head``) or the
+        # tentative one (``tentative_head``): up to ``preroll`` seconds before the
+        # endpointer's start of speech. It is not part of the utterance
+        # (pocketsphinx's searches were chosen on utterances without it, and it
+        # would cost them time); the call network hears it (``Recognizer.hear``).
+        self.head = b""
+        self.tentative_head = b""
 
     def push(self, frame: bytes) -> bytes | None:
         """One frame of ``frame_bytes``; returns a whole utterance when one has ended."""
@@ -95,6 +114,11 @@ class Utterances:
         self._pushed += 1
         speech = self._ep.process(frame)
         if speech is not None:
+            if not self._parts:
+                first = self._first_frame()
+                self._head = b"".join(
+                    f for n, f in self._recent if first - self._preroll_frames <= n < first
+                )
             self._parts.append(speech)
             if len(self._parts) * self.frame_bytes > MAX_SECONDS * self.rate * 2:
                 return self._cut()
@@ -108,15 +132,20 @@ class Utterances:
 
     def _as_cut(self) -> bytes | None:
         """What ``_cut`` would hand out if the endpointer ended the speech now."""
-        first = round(float(self._ep.speech_start) / float(self._ep.frame_length))
-        held = first + len(self._parts)  # the first frame the endpointer still holds
+        held = self._first_frame() + len(self._parts)  # the first frame the endpointer holds
         tail = [f for n, f in self._recent if n >= held]
         if not tail or self._recent[0][0] > held:  # not all of it kept: no guess
             return None
         out = b"".join(self._parts) + b"".join(tail)
+        self.tentative_head = self._head
         if self._joins(float(self._ep.speech_start), len(out)):
             out = self._previous + out
+            self.tentative_head = self._previous_head
         return out
+
+    def _first_frame(self) -> int:
+        """The number of the first frame of the speech the endpointer is in."""
+        return round(float(self._ep.speech_start) / float(self._ep.frame_length))
 
     def _joins(self, start: float, size: int) -> bool:
         return (
@@ -136,11 +165,12 @@ class Utterances:
     def _cut(self) -> bytes:
         start, end = float(self._ep.speech_start), float(self._ep.speech_end)
         out = b"".join(self._parts)
-        self._parts = []
+        self.head, self._parts, self._head = self._head, [], b""
         self.joined = self._joins(start, len(out))
         if self.joined:
             out = self._previous + out
-        self._previous, self.speech_end = out, end
+            self.head = self._previous_head
+        self._previous, self._previous_head, self.speech_end = out, self.head, end
         return out
 
 
@@ -173,8 +203,9 @@ class Listener:
         self._talking = False
         self._ptt: list[bytes] = []  # the thread's own state from here on
         self._utterances: Utterances | None = None
-        # A tentative utterance recognised before its end was sure, and the result.
-        self._early: tuple[bytes, Heard | None] | None = None
+        # A tentative utterance recognised before its end was sure (with its
+        # head), and the result.
+        self._early: tuple[bytes, bytes, Heard | None] | None = None
         self.error: str | None = None  # the last problem, as a sentence for the screen
 
     # ----------------------------------------------------------- lifecycle
@@ -269,7 +300,7 @@ class Listener:
                 frame, pending = pending[: cuts.frame_bytes], pending[cuts.frame_bytes :]
                 utterance = cuts.push(frame)
                 if utterance is not None:
-                    self._post(utterance)
+                    self._post(utterance, cuts.head)
                 elif (
                     cuts.tentative is not None
                     and len(pending) < cuts.frame_bytes
@@ -278,7 +309,8 @@ class Listener:
                     # Caught up with the microphone, and the speech may have
                     # ended: recognise it now, while the endpointer waits to
                     # be sure. Behind the microphone, the wait is already over.
-                    self._early = (cuts.tentative, self._hear(cuts.tentative))
+                    head = cuts.tentative_head
+                    self._early = (cuts.tentative, head, self._hear(cuts.tentative, head))
 
     def _control(self, what: str, value: Any) -> None:
         if what in ("turn", "end"):  # half an utterance from before never carries over
@@ -293,26 +325,31 @@ class Listener:
             audio, self._talking, self._ptt = b"".join(self._ptt), False, []
             self._recognise(audio)
 
-    def _post(self, pcm: bytes) -> None:
+    def _post(self, pcm: bytes, head: bytes) -> None:
         """An utterance the endpointer cut: its early result when it is the same audio."""
         early, self._early = self._early, None
-        heard = early[1] if early is not None and early[0] == pcm else self._hear(pcm)
+        same = early is not None and early[0] == pcm and early[1] == head
+        heard = early[2] if early is not None and same else self._hear(pcm, head)
         if heard is not None:
             self.on_heard(heard)
+
+    def _samples(self, pcm: bytes) -> Samples:
+        samples: Samples = np.frombuffer(pcm, dtype="<i2")
+        if self.rate != RATE and samples.size:
+            samples = to_int16(resample(samples.astype(np.float64), self.rate, RATE))
+        return samples
 
     def _recognise(self, pcm: bytes) -> None:
         heard = self._hear(pcm)
         if heard is not None:
             self.on_heard(heard)
 
-    def _hear(self, pcm: bytes) -> Heard | None:
+    def _hear(self, pcm: bytes, head: bytes = b"") -> Heard | None:
         if not self._listening or not pcm:
             return None
-        samples: Samples = np.frombuffer(pcm, dtype="<i2")
-        if self.rate != RATE:
-            samples = to_int16(resample(samples.astype(np.float64), self.rate, RATE))
+        samples, before = self._samples(pcm), self._samples(head)
         try:
-            return self._recognizer.hear(samples, self._calls)
+            return self._recognizer.hear(samples, self._calls, before)
         except Exception as exc:  # noqa: BLE001 - the thread must survive; the screen says why
             self.error = f"the call could not be recognised: {exc}"
             return None

@@ -34,7 +34,7 @@ import math
 import os
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -42,12 +42,14 @@ import numpy as np
 from companion.rules import TABLE_K, Call, k_id
 
 from .audio import Samples
+from .callnet import CallNet, CallNetUnavailable, posteriors
 from .heard import HIGH_CONFIDENCE, Heard
 from .lexicon import dictionary_text, grammar_jsgf, is_garbage, parse_tokens, phone_count
 from .templates import Templates
 
-#: What ``Features.vector()`` holds, in order (the cache key of bench_voice's fit).
-FEATURE_NAMES = (
+#: What ``Features.vector()`` holds, in order (the cache key of bench_voice's fit):
+#: pocketsphinx's nine features of the call it heard, then the call network's three.
+PS_FEATURES = (
     "margin",
     "word_gap/10",
     "silence_gap/10",
@@ -58,6 +60,13 @@ FEATURE_NAMES = (
     "no_legal_rival",
     "dtw_lead",
 )
+FEATURE_NAMES = (*PS_FEATURES, "net_lp/5", "net_lead/5", "agrees")
+#: The call is the allowed call with the highest call-network log-probability
+#: plus these bonuses for pocketsphinx's best call and its runner-up (fitted on
+#: the development sets, each heard by a network that never heard its
+#: synthesiser: ``bench_voice --fit``).
+HEARD_BONUS = 9.0
+SECOND_BONUS = 1.0
 #: Calls heard with a lower confidence are reported as null.
 DEFAULT_THRESHOLD = 0.5
 #: Logistic regression from ``Features.vector()`` (FEATURE_NAMES) to the
@@ -74,16 +83,20 @@ DEFAULT_THRESHOLD = 0.5
 #: (the last weight; bench_voice measures each development voice against the
 #: other voices' templates) tells talk from calls better, so 0.5 is placed with
 #: talk weighted as 3 utterances in 100 (``bench_voice.TALK_SHARE``).
-WEIGHTS = (0.186, -0.435, 0.066, -3.262, 2.006, -1.064, 0.181, -1.933, -1.121)
-BIAS = 0.968
+WEIGHTS = (
+    0.083, -0.264, -0.032, -0.887, 1.396, -0.749, 0.106, -1.453, -0.642, -0.328, 1.235, 1.294,
+)  # fmt: skip
+BIAS = 0.101
 #: The log-odds at which the confidence reaches HIGH_CONFIDENCE (0.8): just
 #: above the highest-scoring wrong call or table talk of the development
 #: sets, plus a safety margin (``bench_voice --fit --mbrola``: 0.47, how far the highest
 #: rose on the seeds held out of a fit). Positive log-odds are scaled by
 #: logit(0.8) / SURE_LOGIT, so 0.5 stays where the regression puts it.
-SURE_LOGIT = 5.116
+SURE_LOGIT = 5.813
 # Features are clipped to this range: a margin of 40 is no surer than 10.
 CLIP = 10.0
+# The call network's log-probabilities are clipped to ±NET_CLIP (e^-20 is no chance at all).
+NET_CLIP = 20.0
 # Template distances are capped here (a call none of whose templates can be
 # met, all over twice as long as the utterance, is this far), and the lead
 # of the best call over the others is clipped to ±DTW_CLIP. Right calls lie
@@ -156,6 +169,13 @@ class Features:
     # distance; negative when another call's template is nearer. Relative,
     # so a voice unlike every template is not held low for that alone.
     dtw_lead: float = 0.0
+    # pocketsphinx's own best call, which the fields above describe (``best``
+    # and ``second`` are the call both listeners favour and its runner-up).
+    heard: Call | None = None
+    heard_second: Call | None = None  # pocketsphinx's runner-up among the allowed calls
+    # The call network's log-probabilities of the allowed calls and of talk
+    # (None): ``callnet.posteriors``. Empty: the network was not asked.
+    net: dict[Call | None, float] = field(default_factory=dict)
 
     def vector(self) -> tuple[float, ...]:
         legal = CLIP if self.legal_margin is None else _clip(self.legal_margin)
@@ -169,7 +189,24 @@ class Features:
             legal,
             float(self.legal_margin is None),
             max(-DTW_CLIP, min(DTW_CLIP, self.dtw_lead)),
+            *net_vector(self.net, self.best, self.heard),
         )
+
+
+def net_vector(
+    net: dict[Call | None, float], best: Call | None, heard: Call | None
+) -> tuple[float, float, float]:
+    """The call network's features of ``best``: its log-probability among the allowed calls
+    and talk, its lead over the likeliest other of them, and whether pocketsphinx heard it."""
+    if not net or best is None:
+        return (0.0, 0.0, 1.0)
+    lp = net[best]
+    lead = lp - max((v for c, v in net.items() if c != best), default=lp - NET_CLIP)
+    return (
+        max(-NET_CLIP, lp) / 5,
+        max(-NET_CLIP, min(NET_CLIP, lead)) / 5,
+        float(best == heard),
+    )
 
 
 def _clip(x: float) -> float:
@@ -212,8 +249,14 @@ def squash(z: float, sure_logit: float | None = None) -> float:
 class Recognizer:
     """Hears one call per utterance; not thread-safe (one per listening thread)."""
 
-    def __init__(self, threshold: float = DEFAULT_THRESHOLD) -> None:
+    def __init__(
+        self, threshold: float = DEFAULT_THRESHOLD, callnet: str | os.PathLike[str] | None = None
+    ) -> None:
         ps = pocketsphinx_module()
+        try:
+            self.callnet = CallNet(callnet)
+        except CallNetUnavailable as exc:
+            raise VoiceUnavailable(str(exc)) from None
         self.threshold = threshold
         hmm = ps.get_model_path("en-us/en-us")
         fd, dict_path = tempfile.mkstemp(suffix=".dict", prefix="companion-calls-")
@@ -248,16 +291,24 @@ class Recognizer:
             self._searches.add(name)
         self._calls.activate_search(name)
 
-    def hear(self, samples: Samples, calls: tuple[Call, ...]) -> Heard:
-        """The call in one utterance of 16 kHz mono samples, among ``calls``."""
+    def hear(
+        self, samples: Samples, calls: tuple[Call, ...], before: Samples | None = None
+    ) -> Heard:
+        """The call in one utterance of 16 kHz mono samples, among ``calls``.
+
+        ``before``: the audio just before the utterance (the listener's preroll),
+        heard by the call network only.
+        """
         t0 = time.perf_counter()
-        f = self.features(samples, calls)
+        f = self.features(samples, calls, before)
         confidence = round(confidence_of(f), 3)
         call = f.best if f.best is not None and confidence >= self.threshold else None
         second = f.second if f.best is not None and confidence < HIGH_CONFIDENCE else None
         return Heard(call, confidence, (time.perf_counter() - t0) * 1000, f.best, second)
 
-    def features(self, samples: Samples, calls: tuple[Call, ...]) -> Features:
+    def features(
+        self, samples: Samples, calls: tuple[Call, ...], before: Samples | None = None
+    ) -> Features:
         if not calls or samples.size == 0:
             return Features(None, 0.0, 0.0, 0.0, 0.0)
         raw = self._raw = self._with_floor(samples)
@@ -296,8 +347,13 @@ class Recognizer:
         other_far = min((v for c, v in near.items() if c != best), default=DTW_FAR)
         quiet = [w for w in words if _is_filler(w[0]) and w[2] - w[1] + 1 >= MIN_SILENCE]
         margin = CLIP if not rivals else (_total(words) - _total(rivals)) / frames
+        # The call network's opinion of every allowed call and of talk; the
+        # call is the one both listeners favour (``choose``).
+        heard_by_net = samples if before is None else np.concatenate([before, samples])
+        net = posteriors(self.callnet.scores(heard_by_net), calls)
+        chosen, runner = choose(net, calls, best, second)
         return Features(
-            best,
+            chosen,
             margin,
             max(_gap(w, phones) for w in spoken),
             max((_gap(w, phones) for w in quiet), default=0.0),
@@ -306,8 +362,11 @@ class Recognizer:
             rival_garbage,
             None if rival_garbage else parse_tokens(" ".join(w for w, *_ in rivals)),
             (_total(words) - _total(seconds)) / frames if seconds else None,
-            second,
+            runner,
             best_far - min(DTW_FAR, other_far),
+            best,
+            second,
+            net,
         )
 
     @staticmethod
@@ -346,6 +405,19 @@ class Recognizer:
         rng = np.random.default_rng(self._rng_seed)  # the same hiss every time: results repeat
         noisy = x + rng.normal(0.0, hiss, samples.size)
         return np.clip(np.round(noisy), -32768, 32767).astype("<i2").tobytes()
+
+
+def choose(
+    net: dict[Call | None, float], calls: tuple[Call, ...], heard: Call, second: Call | None
+) -> tuple[Call, Call | None]:
+    """The call and the runner-up: the call network's log-probabilities, with a bonus for
+    pocketsphinx's best call (HEARD_BONUS) and its runner-up (SECOND_BONUS)."""
+
+    def score(c: Call) -> float:
+        return net[c] + HEARD_BONUS * (c == heard) + SECOND_BONUS * (c == second)
+
+    ranked = sorted(calls, key=score, reverse=True)
+    return ranked[0], (ranked[1] if len(ranked) > 1 else None)
 
 
 def _decode(decoder: Any, raw: bytes, log: Any) -> list[Segment]:

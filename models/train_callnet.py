@@ -1,0 +1,216 @@
+"""Train the call network (companion/voice/callnet.py) and export models/callnet.onnx.
+
+    pip install torch==2.13.0 onnx         # training only; never needed at run time
+    python models/train_callnet.py                            # the shipped network
+    python models/train_callnet.py --without flite --out F    # a network that never heard flite
+
+Training speech comes from the development synthesisers only (espeak-ng with
+twelve voices, flite with five, MBROLA's six diphone voices), said from the
+development wordings and talk (benchmarks/voice_testset.py), at new seeds
+(101-108) so that no development file the confidence is fitted on is trained
+on. Festival and SVOX Pico are never heard: they are the kept-aside test sets
+(docs/voice.md). Each file is turned into speech embeddings once (cached beside
+it as emb.npz); the network is two bidirectional GRU layers of 96 units over
+them, trained with CTC to say which call words were spoken, in order (a word
+said twice counts twice; table talk is one "other" word).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks import voice_testset as ts  # noqa: E402
+from companion.rules import TABLE_K  # noqa: E402
+from companion.voice.audio import read_wav  # noqa: E402
+from companion.voice.callnet import OTHER, WORD_LABEL, SpeechEmbedding  # noqa: E402
+
+CACHE = Path.home() / ".cache" / "companion"
+SEEDS = tuple(range(101, 109))
+ESPEAK = (
+    "en-us", "en-gb-x-rp", "en+f3", "de", "de+f4", "en-gb-scotland+m3", "en-gb-x-gbclan+f2",
+    "en-029+m5", "en-us+f5", "de+m3", "en-gb-x-gbcwmd", "en+m7",
+)  # fmt: skip
+FLITE = ("flite:kal16", "flite:awb", "flite:rms", "flite:slt", "flite:kal")
+TRAIN_VOICES = ESPEAK + FLITE + ts.MBROLA_VOICES
+LABELS = OTHER + 1
+Row = tuple[dict[str, Any], np.ndarray, list[int]]
+
+
+def train_plan(seed: int) -> list[ts.Item]:
+    """Every call twice per voice at one noise level, plus development talk; even seeds say
+    the plain spellings."""
+    if seed == ts.KEPT_SEED:
+        raise ValueError("seed 8 is the test set's")
+    return ts.plan(
+        seed,
+        2,
+        TRAIN_VOICES,
+        ts.SNRS,
+        talk=ts.DEV_TALK,
+        more_talk=slice(seed % 2, None, 2),
+        one_snr=True,
+        spelled=seed % 2 == 0,
+    )
+
+
+def _alternatives(word: Any) -> str:
+    tables = (ts._EN, ts._DE, ts._FLITE, ts._SPELLED, ts._SPELLED_FLITE)
+    alts = sorted({a for t in tables for a in t[word]}, key=len, reverse=True)
+    return "(?:" + "|".join(re.escape(a) for a in alts) + ")"
+
+
+def labels_said(item: dict[str, Any]) -> list[int]:
+    """The label sequence actually said: a call's words (one may be doubled) or talk."""
+    if item["k"] is None:
+        return [OTHER]
+    call = TABLE_K[item["k"]]
+    sep = "(?:, |! | )"
+    for words in [list(call)] + [list(call[: i + 1]) + list(call[i:]) for i in range(len(call))]:
+        if re.fullmatch(sep.join(_alternatives(w) for w in words) + "!", item["spoken"]):
+            return [WORD_LABEL[w] for w in words]
+    raise ValueError(f"cannot tell the words of {item['spoken']!r}")
+
+
+def embedded(folder: Path, embed: SpeechEmbedding) -> Path:
+    out = folder / "emb.npz"
+    if not out.exists():
+        items = ts.load(folder / "manifest.jsonl")
+        t = time.perf_counter()
+        np.savez_compressed(out, **{it.file: embed(read_wav(folder / it.file)) for it in items})
+        ms = (time.perf_counter() - t) * 1000 / max(1, len(items))
+        print(f"  embedded {len(items)} files of {folder.name}: {ms:.0f} ms a file", flush=True)
+    return out
+
+
+def rows_of(folder: Path, embed: SpeechEmbedding) -> list[Row]:
+    embs = np.load(embedded(folder, embed))
+    items = [json.loads(line) for line in (folder / "manifest.jsonl").read_text().splitlines()]
+    return [(it, embs[it["file"]], labels_said(it)) for it in items if it]
+
+
+def training_rows(without: str | None) -> list[Row]:
+    embed = SpeechEmbedding()
+    rows: list[Row] = []
+    for seed in SEEDS:
+        folder = CACHE / f"voice-train-seed{seed}"
+        if not (folder / "manifest.jsonl").exists():
+            print(f"generating {folder} …", flush=True)
+            ts.generate(folder, train_plan(seed))
+        rows += rows_of(folder, embed)
+    return [r for r in rows if without is None or ts.synth_of(r[0]["voice"]) != without]
+
+
+def train(rows: list[Row], epochs: int, seed: int) -> Any:
+    import torch
+    from torch import nn
+
+    torch.set_num_threads(1)
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    frames = np.concatenate([r[1] for r in rows])
+    mu, sd = frames.mean(0), frames.std(0) + 1e-3
+
+    class Net(nn.Module):
+        def __init__(self, hidden: int = 96, drop: float = 0.3) -> None:
+            super().__init__()
+            self.register_buffer("mu", torch.from_numpy(mu.astype(np.float32)))
+            self.register_buffer("sd", torch.from_numpy(sd.astype(np.float32)))
+            self.inp = nn.Sequential(nn.Linear(96, hidden), nn.ReLU(), nn.Dropout(drop))
+            self.gru = nn.GRU(hidden, hidden, 2, batch_first=True, bidirectional=True, dropout=drop)
+            self.out = nn.Linear(2 * hidden, LABELS)
+
+        def forward(self, x: Any) -> Any:  # x: raw embeddings (batch, T, 96)
+            y, _ = self.gru(self.inp((x - self.mu) / self.sd))
+            return self.out(y).log_softmax(-1)
+
+    net = Net()
+    batch = 32
+    steps = epochs * ((len(rows) + batch - 1) // batch)
+    opt = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-2)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
+    ctc = nn.CTCLoss(blank=0, zero_infinity=True)
+    for epoch in range(epochs):
+        net.train()
+        order = list(range(len(rows)))
+        random.shuffle(order)
+        total, t0 = 0.0, time.perf_counter()
+        for i in range(0, len(order), batch):
+            part = [rows[j] for j in order[i : i + batch]]
+            longest = max(r[1].shape[0] for r in part)
+            x = np.zeros((len(part), longest, 96), np.float32)
+            for k, r in enumerate(part):
+                # A little noise and gain on the normalised embeddings: voices never heard.
+                z = (r[1] - mu) / sd + np.random.normal(0, 0.1, r[1].shape)
+                x[k, : len(r[1])] = z * np.random.uniform(0.9, 1.1) * sd + mu
+            lp = net(torch.from_numpy(x)).transpose(0, 1)
+            loss = ctc(
+                lp,
+                torch.tensor([lab for r in part for lab in r[2]]),
+                torch.tensor([r[1].shape[0] for r in part]),
+                torch.tensor([len(r[2]) for r in part]),
+            )
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item() * len(part)
+        print(
+            f"  epoch {epoch + 1}/{epochs}: CTC loss {total / len(rows):.3f} "
+            f"({time.perf_counter() - t0:.0f} s)",
+            flush=True,
+        )
+    return net.eval()
+
+
+def export(net: Any, out: Path) -> None:
+    import torch
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    example = torch.zeros(1, 20, 96)
+    torch.onnx.export(
+        net,
+        (example,),
+        str(out),
+        input_names=["embeddings"],
+        output_names=["log_probs"],
+        dynamic_axes={"embeddings": {1: "frames"}, "log_probs": {1: "frames"}},
+        opset_version=17,
+        dynamo=False,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", type=Path, default=ROOT / "models" / "callnet.onnx")
+    ap.add_argument(
+        "--without",
+        choices=("espeak-ng", "flite", "mbrola"),
+        default=None,
+        help="leave one development synthesiser out (for fitting the confidence)",
+    )
+    ap.add_argument("--epochs", type=int, default=25)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    rows = training_rows(args.without)
+    print(f"training on {len(rows)} files", flush=True)
+    net = train(rows, args.epochs, args.seed)
+    export(net, args.out)
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

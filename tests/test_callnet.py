@@ -1,0 +1,233 @@
+"""The call network's scoring (companion/voice/callnet.py): CTC by hand, targets, posteriors."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from companion.rules import TABLE_K, Call, Word
+from companion.voice.callnet import (
+    BLANK,
+    OTHER,
+    WORD_LABEL,
+    call_targets,
+    ctc_loglik,
+    posteriors,
+)
+
+
+def _collapse(path: tuple[int, ...]) -> list[int]:
+    out: list[int] = []
+    prev = None
+    for lab in path:
+        if lab != prev and lab != BLANK:
+            out.append(lab)
+        prev = lab
+    return out
+
+
+def _brute(lp: np.ndarray, target: list[int]) -> float:
+    """Sum over every frame-by-frame path that collapses to the target."""
+    total = -math.inf
+    for path in itertools.product(range(lp.shape[1]), repeat=lp.shape[0]):
+        if _collapse(path) == target:
+            total = float(np.logaddexp(total, sum(lp[t, lab] for t, lab in enumerate(path))))
+    return total
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(1, 5),
+    st.lists(st.lists(st.integers(1, 3), min_size=1, max_size=3), min_size=1, max_size=4),
+    st.integers(0, 10_000),
+)
+def test_ctc_forward_is_the_sum_over_every_alignment(
+    frames: int, targets: list[list[int]], seed: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    logits = rng.normal(size=(frames, 4))
+    lp = logits - np.logaddexp.reduce(logits, axis=1, keepdims=True)
+    got = ctc_loglik(lp, targets)
+    for value, target in zip(got, targets, strict=True):
+        want = _brute(lp, target)
+        if want == -math.inf:
+            assert value == -math.inf  # too few frames for the labels (and blanks between repeats)
+        else:
+            assert value == pytest.approx(want, abs=1e-9)
+
+
+def test_a_doubled_label_needs_a_blank_between() -> None:
+    lp = np.log(np.full((2, 3), 1 / 3))
+    # Two frames cannot say "1 1" (it needs 1, blank, 1) but can say "1 2".
+    assert ctc_loglik(lp, [[1, 1]])[0] == -math.inf
+    assert ctc_loglik(lp, [[1, 2]])[0] == pytest.approx(2 * math.log(1 / 3))
+
+
+def test_call_targets_say_the_words_and_each_word_twice() -> None:
+    k10 = TABLE_K["K10"]  # IÄÄ! Cthulhu! Ph'nglui!
+    i, c, p = (WORD_LABEL[w] for w in (Word.IAA, Word.CTHULHU, Word.PHNGLUI))
+    assert call_targets(k10) == [[i, c, p], [i, i, c, p], [i, c, c, p], [i, c, p, p]]
+    assert {WORD_LABEL[w] for w in Word} | {OTHER, BLANK} == set(range(6))
+
+
+def test_posteriors_are_normalised_over_the_allowed_calls_and_talk() -> None:
+    calls = (TABLE_K["K1"], TABLE_K["K2"])
+    scores: dict[Call | None, float] = {c: -float(n) for n, c in enumerate(TABLE_K.values())}
+    scores[None] = -3.0
+    post = posteriors(scores, calls)
+    assert set(post) == {*calls, None}
+    assert math.fsum(math.exp(v) for v in post.values()) == pytest.approx(1.0)
+    assert post[TABLE_K["K1"]] > post[TABLE_K["K2"]] > post[None]
+    silent: dict[Call | None, float] = dict.fromkeys(scores, -math.inf)
+    assert posteriors(silent, calls) == pytest.approx(dict.fromkeys(post, -math.log(3)))
+
+
+def test_choose_adds_the_bonuses_for_what_pocketsphinx_heard(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from companion.voice import recognizer as rz
+
+    k1, k2, k5 = TABLE_K["K1"], TABLE_K["K2"], TABLE_K["K5"]
+    net: dict[Call | None, float] = {
+        k1: math.log(0.5),
+        k2: math.log(0.3),
+        k5: math.log(0.1),
+        None: math.log(0.1),
+    }
+    monkeypatch.setattr(rz, "HEARD_BONUS", 0.0)
+    monkeypatch.setattr(rz, "SECOND_BONUS", 0.0)
+    assert rz.choose(net, (k1, k2, k5), k5, k2) == (k1, k2)
+    monkeypatch.setattr(rz, "HEARD_BONUS", 2.0)
+    assert rz.choose(net, (k1, k2, k5), k5, k2) == (k5, k1)  # log 0.1 + 2 > log 0.5
+    assert rz.choose(net, (k1,), k1, None) == (k1, None)
+
+
+def test_the_network_features_of_a_call() -> None:
+    from companion.voice.recognizer import NET_CLIP, net_vector
+
+    k1, k2 = TABLE_K["K1"], TABLE_K["K2"]
+    net: dict[Call | None, float] = {k1: math.log(0.7), k2: math.log(0.2), None: math.log(0.1)}
+    lp, lead, agrees = net_vector(net, k1, k2)
+    assert lp == pytest.approx(math.log(0.7) / 5)
+    assert lead == pytest.approx(math.log(0.7 / 0.2) / 5)
+    assert agrees == 0.0
+    assert net_vector({}, k1, k1) == (0.0, 0.0, 1.0)  # the network was not asked
+    sure = net_vector({k1: 0.0, None: -math.inf}, k1, k1)
+    assert sure == (0.0, NET_CLIP / 5, 1.0)
+
+
+def test_a_missing_embedding_package_is_one_sentence(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.metadata
+
+    from companion.voice import callnet
+
+    def missing(name: str) -> None:
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "distribution", missing)
+    with pytest.raises(callnet.CallNetUnavailable, match=r"voice extra.*openwakeword"):
+        callnet.CallNet()
+
+
+def test_a_broken_network_file_is_one_sentence(tmp_path: Path) -> None:
+    from companion.voice import callnet
+
+    bad = tmp_path / "callnet.onnx"
+    bad.write_bytes(b"not a network")
+    with pytest.raises(callnet.CallNetUnavailable, match="callnet.onnx could not be loaded"):
+        callnet.CallNet(bad)
+
+
+def test_the_network_hears_a_synthesised_call(tmp_path: Path) -> None:
+    import shutil
+
+    if shutil.which("espeak-ng") is None or shutil.which("sox") is None:
+        pytest.skip("espeak-ng and sox are needed to synthesise a call")
+    from benchmarks import voice_testset as ts
+    from companion.voice.audio import read_wav
+    from companion.voice.callnet import CallNet
+
+    items = [
+        it
+        for it in ts.plan(seed=4, renders=1, voices=("en-us",), snrs=(None,), talk=slice(0, 1))
+        if it.k in ("K2", "K8") or it.k is None
+    ]
+    ts.generate(tmp_path, items)
+    net = CallNet()
+    everything = tuple(TABLE_K.values())
+    for it in items:
+        post = posteriors(net.scores(read_wav(tmp_path / it.file)), everything)
+        best = max(post, key=lambda c: post[c])
+        assert best == (TABLE_K[it.k] if it.k else None), it.spoken
+
+
+def test_the_benchmark_rechooses_a_cached_row_as_the_recognizer_would(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from benchmarks.bench_voice import rechoose
+    from companion.rules import call_text
+    from companion.voice import recognizer as rz
+
+    k1, k2, k5 = TABLE_K["K1"], TABLE_K["K2"], TABLE_K["K5"]
+    net: dict[Call | None, float] = {
+        k1: math.log(0.5),
+        k2: math.log(0.3),
+        k5: math.log(0.1),
+        None: math.log(0.1),
+    }
+    row: dict[str, Any] = {
+        "ps_x": [0.5] * len(rz.PS_FEATURES),
+        "heard": call_text(k5),
+        "heard_second": call_text(k2),
+        "net": {("talk" if c is None else call_text(c)): v for c, v in net.items()},
+    }
+    for bonuses in ((0.0, 0.0), (2.0, 0.5), (0.0, 1.5)):
+        monkeypatch.setattr(rz, "HEARD_BONUS", bonuses[0])
+        monkeypatch.setattr(rz, "SECOND_BONUS", bonuses[1])
+        best, runner = rz.choose(net, (k1, k2, k5), k5, k2)
+        assert runner is not None
+        assert rechoose(row, *bonuses) == (
+            call_text(best),
+            (*row["ps_x"], *rz.net_vector(net, best, k5)),
+            call_text(runner),
+        )
+
+
+def _train_script() -> Any:
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "models" / "train_callnet.py"
+    spec = importlib.util.spec_from_file_location("train_callnet", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_call_network_never_trains_on_kept_aside_speech() -> None:
+    from benchmarks import voice_testset as ts
+
+    tc = _train_script()
+    assert {ts.synth_of(v) for v in tc.TRAIN_VOICES} == set(ts.DEV_SYNTHS)
+    assert not set(tc.SEEDS) & {ts.KEPT_SEED, *ts.DEV_SEEDS}  # nor what the fit hears
+    with pytest.raises(ValueError, match="seed 8"):
+        tc.train_plan(ts.KEPT_SEED)
+    kept_talk = set(ts.KEPT_TALK)
+    for seed in tc.SEEDS[:2]:  # one seed of each kind of wording
+        items = tc.train_plan(seed)
+        assert all(it.spoken not in kept_talk for it in items)
+        for it in items:  # every saying's words are known, a doubled word included
+            labels = tc.labels_said({"k": it.k, "spoken": it.spoken})
+            if it.k is None:
+                assert labels == [OTHER]
+            else:
+                assert [lab for i, lab in enumerate(labels) if i == 0 or lab != labels[i - 1]] == [
+                    WORD_LABEL[w] for w in TABLE_K[it.k]
+                ]
