@@ -89,18 +89,22 @@ def test_posteriors_are_normalised_over_the_allowed_calls_and_talk() -> None:
     assert posteriors(silent, calls) == pytest.approx(dict.fromkeys(post, -math.log(3)))
 
 
+#: A network's opinion of K1, K2, K5 and talk.
+_OPINION: dict[Call | None, float] = {
+    TABLE_K["K1"]: math.log(0.5),
+    TABLE_K["K2"]: math.log(0.3),
+    TABLE_K["K5"]: math.log(0.1),
+    None: math.log(0.1),
+}
+
+
 def test_choose_adds_the_bonuses_for_what_pocketsphinx_heard(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from companion.voice import recognizer as rz
 
     k1, k2, k5 = TABLE_K["K1"], TABLE_K["K2"], TABLE_K["K5"]
-    net: dict[Call | None, float] = {
-        k1: math.log(0.5),
-        k2: math.log(0.3),
-        k5: math.log(0.1),
-        None: math.log(0.1),
-    }
+    net = dict(_OPINION)
     monkeypatch.setattr(rz, "HEARD_BONUS", 0.0)
     monkeypatch.setattr(rz, "SECOND_BONUS", 0.0)
     assert rz.choose(net, (k1, k2, k5), k5, k2) == (k1, k2)
@@ -176,12 +180,7 @@ def test_the_benchmark_rechooses_a_cached_row_as_the_recognizer_would(
     from companion.voice import recognizer as rz
 
     k1, k2, k5 = TABLE_K["K1"], TABLE_K["K2"], TABLE_K["K5"]
-    net: dict[Call | None, float] = {
-        k1: math.log(0.5),
-        k2: math.log(0.3),
-        k5: math.log(0.1),
-        None: math.log(0.1),
-    }
+    net = dict(_OPINION)
     row: dict[str, Any] = {
         "ps_x": [0.5] * len(rz.PS_FEATURES),
         "heard": call_text(k5),
