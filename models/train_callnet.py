@@ -7,7 +7,8 @@
 Training speech comes from the development synthesisers only (espeak-ng with
 twelve voices, flite with five, MBROLA's six diphone voices), said from the
 development wordings and talk (benchmarks/voice_testset.py), at new seeds
-(101-108) so that no development file the confidence is fitted on is trained
+(101-112; from 109 on with six more MBROLA German speakers and seven more
+espeak-ng variants) so that no development file the confidence is fitted on is trained
 on. Festival and SVOX Pico are never heard: they are the kept-aside test sets
 (docs/voice.md). Each file is turned into speech embeddings once (cached beside
 it as emb.npz); the network is two bidirectional GRU layers of 96 units over
@@ -37,13 +38,20 @@ from companion.voice.audio import read_wav  # noqa: E402
 from companion.voice.callnet import OTHER, WORD_LABEL, SpeechEmbedding  # noqa: E402
 
 CACHE = Path.home() / ".cache" / "companion"
-SEEDS = tuple(range(101, 109))
+SEEDS = tuple(range(101, 113))
 ESPEAK = (
     "en-us", "en-gb-x-rp", "en+f3", "de", "de+f4", "en-gb-scotland+m3", "en-gb-x-gbclan+f2",
     "en-029+m5", "en-us+f5", "de+m3", "en-gb-x-gbcwmd", "en+m7",
 )  # fmt: skip
 FLITE = ("flite:kal16", "flite:awb", "flite:rms", "flite:slt", "flite:kal")
 TRAIN_VOICES = ESPEAK + FLITE + ts.MBROLA_VOICES
+#: More voices from seed 109 on: MBROLA's other German speakers (recorded, not
+#: formant speech) and more espeak-ng variants.
+MORE_VOICES = (
+    "mbrola:de1", "mbrola:de3", "mbrola:de4", "mbrola:de5", "mbrola:de7", "mbrola:de8",
+    "en-us+m2", "en-gb+f4", "en-gb-x-rp+m6", "de+f2", "en-gb-scotland+f1", "en-029+f3",
+    "en+klatt",
+)  # fmt: skip
 LABELS = OTHER + 1
 Row = tuple[dict[str, Any], np.ndarray, list[int]]
 
@@ -56,7 +64,7 @@ def train_plan(seed: int) -> list[ts.Item]:
     return ts.plan(
         seed,
         2,
-        TRAIN_VOICES,
+        TRAIN_VOICES if seed < 109 else TRAIN_VOICES + MORE_VOICES,
         ts.SNRS,
         talk=ts.DEV_TALK,
         more_talk=slice(seed % 2, None, 2),

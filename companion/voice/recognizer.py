@@ -65,7 +65,7 @@ FEATURE_NAMES = (*PS_FEATURES, "net_lp/5", "net_lead/5", "agrees")
 #: plus these bonuses for pocketsphinx's best call and its runner-up (fitted on
 #: the development sets, each heard by a network that never heard its
 #: synthesiser: ``bench_voice --fit``).
-HEARD_BONUS = 9.0
+HEARD_BONUS = 6.0
 SECOND_BONUS = 1.0
 #: Calls heard with a lower confidence are reported as null.
 DEFAULT_THRESHOLD = 0.5
@@ -84,15 +84,15 @@ DEFAULT_THRESHOLD = 0.5
 #: other voices' templates) tells talk from calls better, so 0.5 is placed with
 #: talk weighted as 3 utterances in 100 (``bench_voice.TALK_SHARE``).
 WEIGHTS = (
-    0.083, -0.264, -0.032, -0.887, 1.396, -0.749, 0.106, -1.453, -0.642, -0.328, 1.235, 1.294,
+    0.082, -0.277, 0.150, -0.375, 1.141, -0.246, 0.055, -0.889, -0.574, 0.143, 1.014, 1.211,
 )  # fmt: skip
-BIAS = 0.101
+BIAS = 0.370
 #: The log-odds at which the confidence reaches HIGH_CONFIDENCE (0.8): just
 #: above the highest-scoring wrong call or table talk of the development
 #: sets, plus a safety margin (``bench_voice --fit --mbrola``: 0.47, how far the highest
 #: rose on the seeds held out of a fit). Positive log-odds are scaled by
 #: logit(0.8) / SURE_LOGIT, so 0.5 stays where the regression puts it.
-SURE_LOGIT = 5.813
+SURE_LOGIT = 4.977
 # Features are clipped to this range: a margin of 40 is no surer than 10.
 CLIP = 10.0
 # The call network's log-probabilities are clipped to ±NET_CLIP (e^-20 is no chance at all).
