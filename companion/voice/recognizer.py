@@ -21,8 +21,16 @@ short call such as IÄÄ! is easily matched by a short word of table talk) and
 how much nearer the speech lies to synthesised sayings of the best call than
 to those of any other call, matched by DTW without the acoustic model
 (``templates``), these give nine features.
-A logistic regression fitted on development sets (espeak-ng and flite,
-seeds 1-5; never the kept-aside festival set) maps them to log-odds; up to 0.5
+
+A second listener, the call network (``callnet``: Google's speech embedding
+and a small CTC network of ours), gives every allowed call and talk a
+log-probability. The call is the allowed call it favours most, with a bonus
+for pocketsphinx's best call and its runner-up (``choose``); its
+log-probability of the call, its lead, and whether pocketsphinx agrees are
+three more features (issue 18, seventh and eighth rounds).
+A logistic regression fitted on development sets (espeak-ng, flite and
+MBROLA, seeds 1-5, each heard by a call network that never heard its
+synthesiser; never the kept-aside festival and Pico sets) maps them to log-odds; up to 0.5
 the confidence is the regression's probability that the call is right, and
 above it the scale is stretched so that 0.8 lies above every wrong call and
 every piece of table talk of the development sets (``squash``).
