@@ -491,12 +491,7 @@ def rechoose(
     allowed = tuple(c for c in net if c is not None)
     heard = calls[r["heard"]]
     second = calls.get(r["heard_second"] or "")
-    saved = rz.HEARD_BONUS, rz.SECOND_BONUS
-    rz.HEARD_BONUS, rz.SECOND_BONUS = heard_bonus, second_bonus
-    try:
-        best, runner = rz.choose(net, allowed, heard, second)
-    finally:
-        rz.HEARD_BONUS, rz.SECOND_BONUS = saved
+    best, runner = rz.choose(net, allowed, heard, second, (heard_bonus, second_bonus))
     x = (*r["ps_x"], *rz.net_vector(net, best, heard))
     return call_text(best), x, None if runner is None else call_text(runner)
 

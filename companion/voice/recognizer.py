@@ -416,13 +416,19 @@ class Recognizer:
 
 
 def choose(
-    net: dict[Call | None, float], calls: tuple[Call, ...], heard: Call, second: Call | None
+    net: dict[Call | None, float],
+    calls: tuple[Call, ...],
+    heard: Call,
+    second: Call | None,
+    bonuses: tuple[float, float] | None = None,
 ) -> tuple[Call, Call | None]:
     """The call and the runner-up: the call network's log-probabilities, with a bonus for
-    pocketsphinx's best call (HEARD_BONUS) and its runner-up (SECOND_BONUS)."""
+    pocketsphinx's best call and its runner-up (``bonuses``, by default HEARD_BONUS and
+    SECOND_BONUS; bench_voice's fit tries others)."""
+    heard_bonus, second_bonus = (HEARD_BONUS, SECOND_BONUS) if bonuses is None else bonuses
 
     def score(c: Call) -> float:
-        return net[c] + HEARD_BONUS * (c == heard) + SECOND_BONUS * (c == second)
+        return net[c] + heard_bonus * (c == heard) + second_bonus * (c == second)
 
     ranked = sorted(calls, key=score, reverse=True)
     return ranked[0], (ranked[1] if len(ranked) > 1 else None)
