@@ -73,6 +73,17 @@ MBROLA_VOICES = (
 )
 #: SVOX Pico's three voices for our languages: kept aside, never a development voice.
 PICO_VOICES = ("pico:en-US", "pico:en-GB", "pico:de-DE")
+#: RHVoice's English voices (statistical parametric speech, another engine than
+#: festival's and Pico's): training data of the call network only, from seed 113
+#: on (issue 18, ninth round). Its `slt` is left out: it is the CMU ARCTIC
+#: speaker of festival's kept-aside cmu_us_slt_arctic_hts.
+RHVOICE_VOICES = (
+    "rhvoice:alan",
+    "rhvoice:bdl",
+    "rhvoice:clb",
+    "rhvoice:evgeniy-eng",
+    "rhvoice:lyubov",
+)
 #: The kept-aside set's seed (and the old test set's).
 KEPT_SEED = 8
 #: None is the clean recording; the rest are SNRs in dB.
@@ -272,6 +283,7 @@ _TOOL = {
     "festival": "text2wave",
     "mbrola": "mbrola",
     "pico": "pico2wave",
+    "rhvoice": "RHVoice-test",
 }
 
 
@@ -289,7 +301,8 @@ def require_tools(voices: tuple[str, ...] = VOICES) -> None:
         raise SystemExit(
             f"voice_testset needs {' and '.join(missing)} "
             "(apt-get install espeak-ng sox flite festival festvox-kallpc16k "
-            "festvox-kdlpc16k festvox-us-slt-hts; MBROLA and Pico: scripts/voice-synths.sh)"
+            "festvox-kdlpc16k festvox-us-slt-hts; MBROLA, Pico and RHVoice: "
+            "scripts/voice-synths.sh)"
         )
 
 
@@ -301,9 +314,11 @@ def _lang(voice: str) -> str:
 def wordings(voice: str, kept: bool = False, spelled: bool = False) -> dict[Word, tuple[str, ...]]:
     if kept:
         return KEPT_WORDINGS
+    # RHVoice's English reads spellings by CMU letter-to-sound rules, as flite does.
+    lts = synth_of(voice) in ("flite", "rhvoice")
     if spelled:
-        return _SPELLED_FLITE if synth_of(voice) == "flite" else _SPELLED
-    if synth_of(voice) == "flite":
+        return _SPELLED_FLITE if lts else _SPELLED
+    if lts:
         return _FLITE
     return _DE if _lang(voice) == "de" else _EN
 
@@ -335,8 +350,8 @@ def situation(call: tuple[Word, ...] | None, rng: random.Random) -> tuple[str, s
     raise RuntimeError(f"no roll makes {call} legal")  # cannot happen for table K
 
 
-def _run(cmd: list[str]) -> str:
-    done = subprocess.run(cmd, check=True, capture_output=True, text=True)
+def _run(cmd: list[str], stdin: str | None = None) -> str:
+    done = subprocess.run(cmd, check=True, capture_output=True, text=True, input=stdin)
     return done.stdout + done.stderr
 
 
@@ -351,7 +366,7 @@ def synthesise(item: Item, raw: Path, work: Path) -> list[str]:
     """Run the item's synthesiser into ``raw``; the sox effects that finish it (pitch).
 
     ``speed`` is in words a minute (espeak-ng's own scale, 175 its default);
-    flite and festival get the same as a duration stretch. ``pitch`` is
+    flite and festival get the same as a duration stretch, RHVoice as a rate. ``pitch`` is
     espeak-ng's 0–99, and for the others a shift in cents done by sox.
     """
     synth = synth_of(item.voice)
@@ -377,6 +392,10 @@ def synthesise(item: Item, raw: Path, work: Path) -> list[str]:
     if synth == "pico":  # no speed of its own: sox's tempo keeps the pitch
         _run(["pico2wave", "-l", name, "-w", str(raw), item.spoken])
         return ["tempo", f"{item.speed / 175:.3f}", *pitch]
+    if synth == "rhvoice":  # its rate is a percentage of its own pace
+        rate = str(round(100 * item.speed / 175))
+        _run(["RHVoice-test", "-p", name, "-r", rate, "-o", str(raw)], stdin=item.spoken)
+        return pitch
     if synth == "flite":
         _run(
             [

@@ -4,14 +4,17 @@
     python models/train_callnet.py                            # the shipped network
     python models/train_callnet.py --without flite --out F    # a network that never heard flite
 
-Training speech comes from the development synthesisers only (espeak-ng with
-twelve voices, flite with five, MBROLA's six diphone voices), said from the
-development wordings and talk (benchmarks/voice_testset.py), at new seeds
-(101-112; from 109 on with six more MBROLA German speakers and seven more
-espeak-ng variants) so that no development file the confidence is fitted on is trained
-on. Festival and SVOX Pico are never heard: they are the kept-aside test sets
-(docs/voice.md). Each file is turned into speech embeddings once (cached beside
-it as emb.npz); the network is two bidirectional GRU layers of 96 units over
+Training speech comes from the development synthesisers (espeak-ng with
+twelve voices, flite with five, MBROLA's six diphone voices) and RHVoice,
+said from the development wordings and talk (benchmarks/voice_testset.py), at
+new seeds (101-112; from 109 on with six more MBROLA German speakers and seven
+more espeak-ng variants; 113-120 RHVoice's five English voices) so that no
+development file the confidence is fitted on is trained on. Every file is heard
+twice: as synthesised, and sped up or slowed down by 5 or 10 % (pitch and
+formants with it: ``--no-warp`` leaves that copy out). Festival and SVOX Pico
+are never heard: they are the kept-aside test sets (docs/voice.md). Each file
+is turned into speech embeddings once (cached beside it as emb.npz and
+emb-warp.npz); the network is two bidirectional GRU layers of 96 units over
 them, trained with CTC to say which call words were spoken, in order (a word
 said twice counts twice; table talk is one "other" word).
 """
@@ -24,6 +27,7 @@ import random
 import re
 import sys
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -34,11 +38,11 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks import voice_testset as ts  # noqa: E402
 from companion.rules import TABLE_K  # noqa: E402
-from companion.voice.audio import read_wav  # noqa: E402
+from companion.voice.audio import RATE, read_wav, resample, to_int16  # noqa: E402
 from companion.voice.callnet import OTHER, WORD_LABEL, SpeechEmbedding  # noqa: E402
 
 CACHE = Path.home() / ".cache" / "companion"
-SEEDS = tuple(range(101, 113))
+SEEDS = tuple(range(101, 121))
 ESPEAK = (
     "en-us", "en-gb-x-rp", "en+f3", "de", "de+f4", "en-gb-scotland+m3", "en-gb-x-gbclan+f2",
     "en-029+m5", "en-us+f5", "de+m3", "en-gb-x-gbcwmd", "en+m7",
@@ -52,8 +56,16 @@ MORE_VOICES = (
     "en-us+m2", "en-gb+f4", "en-gb-x-rp+m6", "de+f2", "en-gb-scotland+f1", "en-029+f3",
     "en+klatt",
 )  # fmt: skip
+#: Seeds 113-120 are said by RHVoice's voices only (a fourth engine, ninth round).
+RHVOICE_FROM = 113
 LABELS = OTHER + 1
 Row = tuple[dict[str, Any], np.ndarray, list[int]]
+
+
+def _voices(seed: int) -> tuple[str, ...]:
+    if seed >= RHVOICE_FROM:
+        return ts.RHVOICE_VOICES
+    return TRAIN_VOICES if seed < 109 else TRAIN_VOICES + MORE_VOICES
 
 
 def train_plan(seed: int) -> list[ts.Item]:
@@ -64,7 +76,7 @@ def train_plan(seed: int) -> list[ts.Item]:
     return ts.plan(
         seed,
         2,
-        TRAIN_VOICES if seed < 109 else TRAIN_VOICES + MORE_VOICES,
+        _voices(seed),
         ts.SNRS,
         talk=ts.DEV_TALK,
         more_talk=slice(seed % 2, None, 2),
@@ -102,13 +114,41 @@ def embedded(folder: Path, embed: SpeechEmbedding) -> Path:
     return out
 
 
-def rows_of(folder: Path, embed: SpeechEmbedding) -> list[Row]:
-    embs = np.load(embedded(folder, embed))
+#: Speed factors of the warped copies (``--warp``): played faster or slower, pitch and
+#: formants move together, as from a shorter or longer vocal tract (Kaldi's speed
+#: perturbation), a voice none of the synthesisers has.
+WARPS = (0.9, 0.95, 1.05, 1.1)
+
+
+def warp_of(name: str) -> float:
+    return WARPS[zlib.crc32(name.encode()) % len(WARPS)]
+
+
+def warp(samples: np.ndarray, factor: float) -> np.ndarray:
+    """The samples played ``factor`` times as fast (and as high)."""
+    return to_int16(resample(samples.astype(np.float64), round(RATE * factor), RATE))
+
+
+def warped(folder: Path, embed: SpeechEmbedding) -> Path:
+    """Embeddings of one speed-warped copy of every file, at a factor drawn by its name."""
+    out = folder / "emb-warp.npz"
+    if not out.exists():
+        items = ts.load(folder / "manifest.jsonl")
+        embs = {}
+        for it in items:
+            embs[it.file] = embed(warp(read_wav(folder / it.file), warp_of(it.file)))
+        np.savez_compressed(out, **embs)
+        print(f"  warped {len(items)} files of {folder.name}", flush=True)
+    return out
+
+
+def rows_of(folder: Path, embed: SpeechEmbedding, warp: bool = False) -> list[Row]:
+    embs = np.load(warped(folder, embed) if warp else embedded(folder, embed))
     items = [json.loads(line) for line in (folder / "manifest.jsonl").read_text().splitlines()]
     return [(it, embs[it["file"]], labels_said(it)) for it in items if it]
 
 
-def training_rows(without: str | None) -> list[Row]:
+def training_rows(without: str | None, warp: bool = False) -> list[Row]:
     embed = SpeechEmbedding()
     rows: list[Row] = []
     for seed in SEEDS:
@@ -117,6 +157,8 @@ def training_rows(without: str | None) -> list[Row]:
             print(f"generating {folder} …", flush=True)
             ts.generate(folder, train_plan(seed))
         rows += rows_of(folder, embed)
+        if warp:
+            rows += rows_of(folder, embed, warp=True)
     return [r for r in rows if without is None or ts.synth_of(r[0]["voice"]) != without]
 
 
@@ -209,10 +251,16 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="leave one development synthesiser out (for fitting the confidence)",
     )
+    ap.add_argument(
+        "--no-warp",
+        dest="warp",
+        action="store_false",
+        help="leave out the speed-warped copy of every training file (before the ninth round)",
+    )
     ap.add_argument("--epochs", type=int, default=25)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    rows = training_rows(args.without)
+    rows = training_rows(args.without, args.warp)
     print(f"training on {len(rows)} files", flush=True)
     net = train(rows, args.epochs, args.seed)
     export(net, args.out)

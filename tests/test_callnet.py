@@ -215,11 +215,16 @@ def test_the_call_network_never_trains_on_kept_aside_speech() -> None:
 
     tc = _train_script()
     assert {ts.synth_of(v) for v in tc.TRAIN_VOICES} == set(ts.DEV_SYNTHS)
+    heard = {ts.synth_of(v) for seed in tc.SEEDS for v in tc._voices(seed)}
+    assert heard == {*ts.DEV_SYNTHS, "rhvoice"}  # never festival or Pico
+    # RHVoice's slt is festival's kept-aside HTS speaker (CMU ARCTIC slt).
+    assert "rhvoice:slt" not in ts.RHVOICE_VOICES
     assert not set(tc.SEEDS) & {ts.KEPT_SEED, *ts.DEV_SEEDS}  # nor what the fit hears
     with pytest.raises(ValueError, match="seed 8"):
         tc.train_plan(ts.KEPT_SEED)
     kept_talk = set(ts.KEPT_TALK)
-    for seed in tc.SEEDS[:2]:  # one seed of each kind of wording
+    # one seed of each kind of wording, and one of RHVoice's
+    for seed in (*tc.SEEDS[:2], tc.RHVOICE_FROM, tc.RHVOICE_FROM + 1):
         items = tc.train_plan(seed)
         assert all(it.spoken not in kept_talk for it in items)
         for it in items:  # every saying's words are known, a doubled word included
@@ -230,3 +235,16 @@ def test_the_call_network_never_trains_on_kept_aside_speech() -> None:
                 assert [lab for i, lab in enumerate(labels) if i == 0 or lab != labels[i - 1]] == [
                     WORD_LABEL[w] for w in TABLE_K[it.k]
                 ]
+
+
+def test_a_warped_copy_is_the_file_played_faster_and_higher() -> None:
+    tc = _train_script()
+    t = np.arange(16000) / 16000
+    tone = (8000 * np.sin(2 * np.pi * 440 * t)).astype(np.int16)
+    for factor in tc.WARPS:
+        out = tc.warp(tone, factor)
+        assert out.dtype == np.int16
+        assert len(out) == round(16000 / factor)
+        peak = np.argmax(np.abs(np.fft.rfft(out))) * 16000 / len(out)
+        assert abs(peak - 440 * factor) < 2
+    assert {tc.warp_of(f"{i:04d}.wav") for i in range(100)} == set(tc.WARPS)

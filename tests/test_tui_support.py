@@ -37,9 +37,13 @@ async def key_faces(pilot: Pilot[None], faces: str, enter: bool = True) -> None:
         await pilot.press("enter")
 
 
+# Every test's database lies under one folder, removed when the test process ends.
+_DATABASES = tempfile.TemporaryDirectory(prefix="companion-tui-")
+
+
 def secretary() -> Secretary:
     """A Secretary on a fresh database of its own."""
-    return Secretary.open(Path(tempfile.mkdtemp(prefix="companion-tui-")) / "games.db")
+    return Secretary.open(Path(tempfile.mkdtemp(dir=_DATABASES.name)) / "games.db")
 
 
 def manual_app(
