@@ -103,20 +103,9 @@ def labels_said(item: dict[str, Any]) -> list[int]:
     raise ValueError(f"cannot tell the words of {item['spoken']!r}")
 
 
-def embedded(folder: Path, embed: SpeechEmbedding) -> Path:
-    out = folder / "emb.npz"
-    if not out.exists():
-        items = ts.load(folder / "manifest.jsonl")
-        t = time.perf_counter()
-        np.savez_compressed(out, **{it.file: embed(read_wav(folder / it.file)) for it in items})
-        ms = (time.perf_counter() - t) * 1000 / max(1, len(items))
-        print(f"  embedded {len(items)} files of {folder.name}: {ms:.0f} ms a file", flush=True)
-    return out
-
-
-#: Speed factors of the warped copies (``--warp``): played faster or slower, pitch and
-#: formants move together, as from a shorter or longer vocal tract (Kaldi's speed
-#: perturbation), a voice none of the synthesisers has.
+#: Speed factors of the warped copies (``--no-warp`` leaves them out): played faster or
+#: slower, pitch and formants move together, as from a shorter or longer vocal tract
+#: (Kaldi's speed perturbation), a voice none of the synthesisers has.
 WARPS = (0.9, 0.95, 1.05, 1.1)
 
 
@@ -129,26 +118,30 @@ def warp(samples: np.ndarray, factor: float) -> np.ndarray:
     return to_int16(resample(samples.astype(np.float64), round(RATE * factor), RATE))
 
 
-def warped(folder: Path, embed: SpeechEmbedding) -> Path:
-    """Embeddings of one speed-warped copy of every file, at a factor drawn by its name."""
-    out = folder / "emb-warp.npz"
+def embedded(folder: Path, embed: SpeechEmbedding, warped: bool = False) -> Path:
+    """Every file's embeddings (cached beside the set), or those of its warped copy, at a
+    factor drawn by its name."""
+    out = folder / ("emb-warp.npz" if warped else "emb.npz")
     if not out.exists():
         items = ts.load(folder / "manifest.jsonl")
+        t = time.perf_counter()
         embs = {}
         for it in items:
-            embs[it.file] = embed(warp(read_wav(folder / it.file), warp_of(it.file)))
+            x = read_wav(folder / it.file)
+            embs[it.file] = embed(warp(x, warp_of(it.file)) if warped else x)
         np.savez_compressed(out, **embs)
-        print(f"  warped {len(items)} files of {folder.name}", flush=True)
+        ms = (time.perf_counter() - t) * 1000 / max(1, len(items))
+        print(f"  embedded {len(items)} files of {out}: {ms:.0f} ms a file", flush=True)
     return out
 
 
-def rows_of(folder: Path, embed: SpeechEmbedding, warp: bool = False) -> list[Row]:
-    embs = np.load(warped(folder, embed) if warp else embedded(folder, embed))
+def rows_of(folder: Path, embed: SpeechEmbedding, warped: bool = False) -> list[Row]:
+    embs = np.load(embedded(folder, embed, warped))
     items = [json.loads(line) for line in (folder / "manifest.jsonl").read_text().splitlines()]
     return [(it, embs[it["file"]], labels_said(it)) for it in items if it]
 
 
-def training_rows(without: str | None, warp: bool = False) -> list[Row]:
+def training_rows(without: str | None, warped: bool = False) -> list[Row]:
     embed = SpeechEmbedding()
     rows: list[Row] = []
     for seed in SEEDS:
@@ -157,8 +150,8 @@ def training_rows(without: str | None, warp: bool = False) -> list[Row]:
             print(f"generating {folder} …", flush=True)
             ts.generate(folder, train_plan(seed))
         rows += rows_of(folder, embed)
-        if warp:
-            rows += rows_of(folder, embed, warp=True)
+        if warped:
+            rows += rows_of(folder, embed, warped=True)
     return [r for r in rows if without is None or ts.synth_of(r[0]["voice"]) != without]
 
 
