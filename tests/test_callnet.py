@@ -105,12 +105,13 @@ def test_choose_adds_the_bonuses_for_what_pocketsphinx_heard(
 
     k1, k2, k5 = TABLE_K["K1"], TABLE_K["K2"], TABLE_K["K5"]
     net = dict(_OPINION)
-    monkeypatch.setattr(rz, "HEARD_BONUS", 0.0)
-    monkeypatch.setattr(rz, "SECOND_BONUS", 0.0)
-    assert rz.choose(net, (k1, k2, k5), k5, k2) == (k1, k2)
+    assert rz.choose(net, (k1, k2, k5), k5, k2, (0.0, 0.0)) == (k1, k2)
+    assert rz.choose(net, (k1, k2, k5), k5, k2, (2.0, 0.0)) == (k5, k1)  # log 0.1 + 2 > log 0.5
+    assert rz.choose(net, (k1,), k1, None, (2.0, 0.0)) == (k1, None)
+    # Without bonuses given, the module's fitted ones.
     monkeypatch.setattr(rz, "HEARD_BONUS", 2.0)
-    assert rz.choose(net, (k1, k2, k5), k5, k2) == (k5, k1)  # log 0.1 + 2 > log 0.5
-    assert rz.choose(net, (k1,), k1, None) == (k1, None)
+    monkeypatch.setattr(rz, "SECOND_BONUS", 0.0)
+    assert rz.choose(net, (k1, k2, k5), k5, k2) == (k5, k1)
 
 
 def test_the_network_features_of_a_call() -> None:
@@ -172,9 +173,7 @@ def test_the_network_hears_a_synthesised_call(tmp_path: Path) -> None:
         assert best == (TABLE_K[it.k] if it.k else None), it.spoken
 
 
-def test_the_benchmark_rechooses_a_cached_row_as_the_recognizer_would(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_the_benchmark_rechooses_a_cached_row_as_the_recognizer_would() -> None:
     from benchmarks.bench_voice import rechoose
     from companion.rules import call_text
     from companion.voice import recognizer as rz
@@ -188,9 +187,7 @@ def test_the_benchmark_rechooses_a_cached_row_as_the_recognizer_would(
         "net": {("talk" if c is None else call_text(c)): v for c, v in net.items()},
     }
     for bonuses in ((0.0, 0.0), (2.0, 0.5), (0.0, 1.5)):
-        monkeypatch.setattr(rz, "HEARD_BONUS", bonuses[0])
-        monkeypatch.setattr(rz, "SECOND_BONUS", bonuses[1])
-        best, runner = rz.choose(net, (k1, k2, k5), k5, k2)
+        best, runner = rz.choose(net, (k1, k2, k5), k5, k2, bonuses)
         assert runner is not None
         assert rechoose(row, *bonuses) == (
             call_text(best),

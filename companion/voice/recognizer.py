@@ -72,7 +72,8 @@ FEATURE_NAMES = (*PS_FEATURES, "net_lp/5", "net_lead/5", "agrees")
 #: The call is the allowed call with the highest call-network log-probability
 #: plus these bonuses for pocketsphinx's best call and its runner-up (fitted on
 #: the development sets, each heard by a network that never heard its
-#: synthesiser: ``bench_voice --fit``).
+#: synthesiser: ``bench_voice --fit``; since the ninth round the runner-up's is 0,
+#: kept so that a refit can choose one).
 HEARD_BONUS = 6.0
 SECOND_BONUS = 0.0
 #: Calls heard with a lower confidence are reported as null.
