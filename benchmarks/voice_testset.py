@@ -84,6 +84,34 @@ RHVOICE_VOICES = (
     "rhvoice:evgeniy-eng",
     "rhvoice:lyubov",
 )
+#: RHVoice's voices of other languages, each reading the calls in its own spelling
+#: (``WORLD_WORDINGS``) and table talk in its own language: speakers with the
+#: accents of Polish, Russian, Ukrainian, Macedonian, Brazilian Portuguese, Esperanto
+#: and Albanian; training data only (issue 18, tenth round).
+RHVOICE_LANG = {
+    "magda": "pl",
+    "natan": "pl",
+    "aleksandr": "ru",
+    "anna": "ru",
+    "elena": "ru",
+    "irina": "ru",
+    "mikhail": "ru",
+    "tatiana": "ru",
+    "yuriy": "ru",
+    "victoria": "ru",
+    "anatol": "uk",
+    "natalia": "uk",
+    "marianna": "uk",
+    "volodymyr": "uk",
+    "kiko": "mk",
+    "suze": "mk",
+    "Letícia-F123": "pt",  # its name has the accent; its folder does not
+    "spomenka": "eo",
+    "hana": "sq",
+}
+RHVOICE_WORLD_VOICES = tuple(f"rhvoice:{name}" for name in RHVOICE_LANG)
+#: Where Debian's RHVoice packages put their voices.
+RHVOICE_VOICES_DIR = Path("/usr/share/RHVoice/voices")
 #: The kept-aside set's seed (and the old test set's).
 KEPT_SEED = 8
 #: None is the clean recording; the rest are SNRs in dB.
@@ -150,6 +178,52 @@ _SPELLED_FLITE: dict[Word, tuple[str, ...]] = {
     Word.PHNGLUI: ("Fuhnglooee", "Fung-lui", "Funglui", "Fuhnglui", "Fuhngluee"),
     Word.FHTAGN: ("Fuhtagn", "Fuhtahgun", "Fatagun", "Fuhtagun", "Fahtagn"),
 }
+_IJA = ("Ija", "I-ja", "Ja", "Iaa", "I-aa")
+_CYRILLIC: dict[Word, tuple[str, ...]] = {
+    Word.IAA: ("Ия", "И-я", "И-аа", "Я", "Иаа"),
+    Word.CTHULHU: ("Ктулху", "Ктулу", "Катулху", "Ктхулху", "Чулу"),
+    Word.PHNGLUI: ("Пхенглуи", "Фнглуи", "Фенглуи", "Пнглуи", "Фанглуи"),
+    Word.FHTAGN: ("Фхатагн", "Фтагын", "Фатагн", "Фтаген", "Фхтаген"),
+}
+#: How a speaker of each of RHVoice's other languages would write the calls down
+#: and read them: the issue's sayings (ia, i-a-a, ya; ktulu, ka-thulhu, tschulu;
+#: fnglui, ftagn) in that language's spelling. None is a kept-aside wording, even
+#: with accents, apostrophes and hyphens dropped and Cyrillic written in Latin
+#: letters (``test_callnet`` checks: "Фхтагн" would be "Fhtagn").
+WORLD_WORDINGS: dict[str, dict[Word, tuple[str, ...]]] = {
+    "pl": {
+        Word.IAA: _IJA,
+        Word.CTHULHU: ("Ktulu", "Ktulhu", "Katulu", "Kutulu", "Czulu"),
+        Word.PHNGLUI: ("Fnglui", "Fenglui", "Pnglui", "Fangluj", "Fynglui"),
+        Word.FHTAGN: ("Fetagn", "Fatagn", "Fhtagen", "Ftagen", "Fytagn"),
+    },
+    "ru": _CYRILLIC,
+    "mk": {**_CYRILLIC, Word.IAA: ("Ија", "И-ја", "И-аа", "Ја", "Иаа")},
+    "uk": {
+        Word.IAA: ("Ія", "І-я", "І-аа", "Я", "Іаа"),
+        Word.CTHULHU: _CYRILLIC[Word.CTHULHU],
+        Word.PHNGLUI: ("Пхенглуї", "Фнглуї", "Фенглуї", "Пнглуї", "Фанглуї"),
+        Word.FHTAGN: ("Фхатаґн", "Фтаґин", "Фатаґн", "Фтаген", "Фхтаґен"),
+    },
+    "pt": {
+        Word.IAA: ("Ijá", "I-á", "Iaá", "Iiá", "I-aá"),
+        Word.CTHULHU: ("Ktúlu", "Catúlu", "Ctúlhu", "Tchúlu", "Kutúlu"),
+        Word.PHNGLUI: ("Fenglúi", "Fnglúi", "Pnglúi", "Fanglúi", "Fenglui"),
+        Word.FHTAGN: ("Ftágan", "Fatágne", "Ftáguen", "Fetágne", "Ftaguen"),
+    },
+    "eo": {
+        Word.IAA: _IJA,
+        Word.CTHULHU: ("Ktulu", "Ktulhu", "Katulu", "Ĉulu", "Kutulu"),
+        Word.PHNGLUI: ("Fnglui", "Fenglui", "Pnglui", "Fanglui", "Fengluj"),
+        Word.FHTAGN: ("Ftaagn", "Fatagn", "Ftagen", "Fetagn", "Ftagno"),
+    },
+    "sq": {
+        Word.IAA: _IJA,
+        Word.CTHULHU: ("Ktulu", "Ktulhu", "Katulu", "Çulu", "Kutulu"),
+        Word.PHNGLUI: ("Fnglui", "Fënglui", "Pnglui", "Fanglui", "Fengluj"),
+        Word.FHTAGN: ("Ftagun", "Fatagn", "Ftagën", "Fëtagn", "Fetagën"),
+    },
+}
 #: The kept-aside set's wordings (festival, spellings): never in a
 #: development set (``test_voice_parts`` checks), never tuned on.
 KEPT_WORDINGS: dict[Word, tuple[str, ...]] = {
@@ -163,11 +237,20 @@ KEPT_WORDINGS: dict[Word, tuple[str, ...]] = {
 _TALK: dict[str, tuple[str, ...]] = {
     "en": ("pass me the dice please", "your turn", "oh no, not again", "three tentacles"),
     "de": ("du bist dran", "gib mir die Würfel", "oh nein, nicht schon wieder", "drei Tentakel"),
+    # RHVoice's other languages (the call network's training only, which says the
+    # last two): the same four things said.
+    "pl": ("podaj mi kości", "twoja kolej", "o nie, znowu", "trzy macki"),
+    "ru": ("дай мне кубики", "твой ход", "о нет, опять", "три щупальца"),
+    "uk": ("дай мені кубики", "твій хід", "ой ні, знову", "три щупальця"),
+    "mk": ("дај ми ги коцките", "ти си на ред", "о не, пак", "три пипала"),
+    "pt": ("me passa os dados", "sua vez", "ah não, de novo", "três tentáculos"),
+    "eo": ("donu al mi la ĵetkubojn", "via vico", "ho ne, denove", "tri tentakloj"),
+    "sq": ("më jep zarat", "radha jote", "o jo, përsëri", "tre tentakula"),
 }
 TEST_TALK = slice(0, 2)
 DEV_TALK = slice(2, 4)
-#: More table talk for the development sets only: short words and names that
-#: sound like a call word ("I ah", "to the loo", "Tag"), numbers, laughter.
+#: More table talk for the development and training sets only: short words and
+#: names that sound like a call word ("I ah", "to the loo", "Tag"), numbers, laughter.
 #: None of them shares a phrase or a content word with the test set's talk.
 #: Seeds take alternate halves (``dev_plan``), so a choice made on one half
 #: can be checked on phrases it never saw.
@@ -240,7 +323,23 @@ DEV_PHRASES: dict[str, tuple[str, ...]] = {
         "ich weiß",
         "fantastisch",
     ),
-}
+    # RHVoice's other languages (training only): yes, no, fine, laughter, names,
+    # numbers, thanks, and words that sound a little like a call word (Tula, chai).
+    "pl": ("tak", "nie", "dobra", "ha ha ha", "hmm", "Anna", "Tomek", "siedem",
+           "raz, dwa, trzy", "no wiesz", "Kasia", "dzięki", "jasne", "tata", "fajnie", "chwila"),
+    "ru": ("да", "нет", "ладно", "ха ха ха", "хм", "Анна", "Тула", "семь",
+           "раз, два, три", "ну вот", "спасибо", "конечно", "чай", "давай", "Юля", "фантастика"),
+    "uk": ("так", "ні", "гаразд", "ха ха ха", "хм", "Анна", "сім", "раз, два, три",
+           "дякую", "звичайно", "чай", "давай", "Юля", "Тарас", "добре", "ну все"),
+    "mk": ("да", "не", "добро", "ха ха ха", "хм", "Ана", "седум", "еден, два, три",
+           "благодарам", "секако", "чај", "ајде"),
+    "pt": ("sim", "não", "tudo bem", "ha ha ha", "hum", "Ana", "Tiago", "sete",
+           "um, dois, três", "obrigada", "claro", "chá", "vamos", "que sorte", "nossa", "calma"),
+    "eo": ("jes", "ne", "bone", "ha ha ha", "hm", "Anna", "sep", "unu, du, tri",
+           "dankon", "kompreneble", "teo", "ek"),
+    "sq": ("po", "jo", "mirë", "ha ha ha", "hm", "Ana", "shtatë", "një, dy, tre",
+           "faleminderit", "sigurisht", "çaj", "hajde"),
+}  # fmt: skip
 #: Table talk of the kept-aside set only (festival): none of it shares a
 #: phrase or a content word with the development sets' talk.
 KEPT_TALK: tuple[str, ...] = (
@@ -304,16 +403,41 @@ def require_tools(voices: tuple[str, ...] = VOICES) -> None:
             "festvox-kdlpc16k festvox-us-slt-hts; MBROLA, Pico and RHVoice: "
             "scripts/voice-synths.sh)"
         )
+    # RHVoice-test says an unknown voice's text in its default voice, without a word.
+    names = rhvoice_names()
+    absent = [
+        v for v in voices if synth_of(v) == "rhvoice" and v.split(":", 1)[1].casefold() not in names
+    ]
+    if absent:
+        raise SystemExit(
+            f"voice_testset needs RHVoice's {', '.join(absent)} in {RHVOICE_VOICES_DIR} "
+            "(scripts/voice-synths.sh)"
+        )
+
+
+def rhvoice_names() -> set[str]:
+    """The names RHVoice-test knows its installed voices by (``name=`` of each voice.info),
+    casefolded."""
+    names = set()
+    for info in RHVOICE_VOICES_DIR.glob("*/voice.info"):
+        for line in info.read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith("name="):
+                names.add(line[5:].strip().casefold())  # RHVoice-test ignores case
+    return names
 
 
 def _lang(voice: str) -> str:
-    name = voice.split(":", 1)[-1].lower()
-    return "de" if name.startswith("de") else "en"
+    name = voice.split(":", 1)[-1]
+    if synth_of(voice) == "rhvoice" and name in RHVOICE_LANG:
+        return RHVOICE_LANG[name]
+    return "de" if name.lower().startswith("de") else "en"
 
 
 def wordings(voice: str, kept: bool = False, spelled: bool = False) -> dict[Word, tuple[str, ...]]:
     if kept:
         return KEPT_WORDINGS
+    if _lang(voice) in WORLD_WORDINGS:
+        return WORLD_WORDINGS[_lang(voice)]
     # RHVoice's English reads spellings by CMU letter-to-sound rules, as flite does.
     lts = synth_of(voice) in ("flite", "rhvoice")
     if spelled:
@@ -496,7 +620,7 @@ def plan(
 ) -> list[Item]:
     """Every call × voice × render × noise level, plus table talk; deterministic per seed.
 
-    ``more_talk`` adds those of ``DEV_PHRASES`` (development sets only);
+    ``more_talk`` adds those of ``DEV_PHRASES`` (development and training sets only);
     ``kept`` uses the kept-aside wordings and talk; ``one_snr`` renders each
     saying at one noise level drawn from ``snrs`` instead of at all of them;
     ``spelled`` says the calls in the plain spellings of ``_SPELLED``.

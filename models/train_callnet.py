@@ -8,8 +8,9 @@ Training speech comes from the development synthesisers (espeak-ng with
 twelve voices, flite with five, MBROLA's six diphone voices) and RHVoice,
 said from the development wordings and talk (benchmarks/voice_testset.py), at
 new seeds (101-112; from 109 on with six more MBROLA German speakers and seven
-more espeak-ng variants; 113-120 RHVoice's five English voices) so that no
-development file the confidence is fitted on is trained on. Every file is heard
+more espeak-ng variants; 113-120 RHVoice's five English voices; 121-126 its 19
+voices of seven other languages, saying ``WORLD_WORDINGS`` and talk in their own
+language) so that no development file the confidence is fitted on is trained on. Every file is heard
 twice: as synthesised, and sped up or slowed down by 5 or 10 % (pitch and
 formants with it: ``--no-warp`` leaves that copy out). Festival and SVOX Pico
 are never heard: they are the kept-aside test sets (docs/voice.md). Each file
@@ -42,7 +43,7 @@ from companion.voice.audio import RATE, read_wav, resample, to_int16  # noqa: E4
 from companion.voice.callnet import OTHER, WORD_LABEL, SpeechEmbedding  # noqa: E402
 
 CACHE = Path.home() / ".cache" / "companion"
-SEEDS = tuple(range(101, 121))
+SEEDS = tuple(range(101, 127))
 ESPEAK = (
     "en-us", "en-gb-x-rp", "en+f3", "de", "de+f4", "en-gb-scotland+m3", "en-gb-x-gbclan+f2",
     "en-029+m5", "en-us+f5", "de+m3", "en-gb-x-gbcwmd", "en+m7",
@@ -56,13 +57,17 @@ MORE_VOICES = (
     "en-us+m2", "en-gb+f4", "en-gb-x-rp+m6", "de+f2", "en-gb-scotland+f1", "en-029+f3",
     "en+klatt",
 )  # fmt: skip
-#: Seeds 113-120 are said by RHVoice's voices only (a fourth engine, ninth round).
+#: Seeds 113-120 are said by RHVoice's English voices only (a fourth engine, ninth
+#: round), 121-126 by its voices of other languages (tenth round).
 RHVOICE_FROM = 113
+WORLD_FROM = 121
 LABELS = OTHER + 1
 Row = tuple[dict[str, Any], np.ndarray, list[int]]
 
 
 def _voices(seed: int) -> tuple[str, ...]:
+    if seed >= WORLD_FROM:
+        return ts.RHVOICE_WORLD_VOICES
     if seed >= RHVOICE_FROM:
         return ts.RHVOICE_VOICES
     return TRAIN_VOICES if seed < 109 else TRAIN_VOICES + MORE_VOICES
@@ -70,7 +75,7 @@ def _voices(seed: int) -> tuple[str, ...]:
 
 def train_plan(seed: int) -> list[ts.Item]:
     """Every call twice per voice at one noise level, plus development talk; even seeds say
-    the plain spellings."""
+    the plain spellings (RHVoice's other languages: always their own spellings)."""
     if seed == ts.KEPT_SEED:
         raise ValueError("seed 8 is the test set's")
     return ts.plan(
@@ -86,7 +91,14 @@ def train_plan(seed: int) -> list[ts.Item]:
 
 
 def _alternatives(word: Any) -> str:
-    tables = (ts._EN, ts._DE, ts._FLITE, ts._SPELLED, ts._SPELLED_FLITE)
+    tables = (
+        ts._EN,
+        ts._DE,
+        ts._FLITE,
+        ts._SPELLED,
+        ts._SPELLED_FLITE,
+        *ts.WORLD_WORDINGS.values(),
+    )
     alts = sorted({a for t in tables for a in t[word]}, key=len, reverse=True)
     return "(?:" + "|".join(re.escape(a) for a in alts) + ")"
 

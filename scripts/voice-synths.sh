@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The extra speech synthesisers of the voice benchmarks (docs/voice.md): MBROLA's
-# diphone voices (development and training), RHVoice's English voices (training the
-# call network only) and SVOX Pico (kept aside for testing only). None is needed to run
+# diphone voices (development and training), RHVoice's voices of English and seven
+# other languages (training the call network only) and SVOX Pico (kept aside for testing only). None is needed to run
 # the companion or its tests. They live in Debian's contrib and non-free components
 # (MBROLA's voices, RHVoice's and Pico's data may not be modified), so this
 # adds those components to apt's sources first, in a file of its own.
@@ -33,5 +33,7 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends espeak-ng sox libttspico-utils mbrola \
     mbrola-us1 mbrola-us2 mbrola-us3 mbrola-en1 mbrola-de2 mbrola-de6 \
-    mbrola-de1 mbrola-de3 mbrola-de4 mbrola-de5 mbrola-de7 mbrola-de8 rhvoice rhvoice-english
-echo "voice-synths: pico2wave, RHVoice-test and MBROLA's voices us1 us2 us3 en1 de1-de8 are installed"
+    mbrola-de1 mbrola-de3 mbrola-de4 mbrola-de5 mbrola-de7 mbrola-de8 rhvoice rhvoice-english \
+    rhvoice-polish rhvoice-russian rhvoice-ukrainian rhvoice-macedonian \
+    rhvoice-brazilian-portuguese rhvoice-esperanto rhvoice-albanian
+echo "voice-synths: pico2wave, RHVoice-test (8 languages) and MBROLA's voices us1 us2 us3 en1 de1-de8 are installed"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -220,8 +222,8 @@ def test_the_call_network_never_trains_on_kept_aside_speech() -> None:
     with pytest.raises(ValueError, match="seed 8"):
         tc.train_plan(ts.KEPT_SEED)
     kept_talk = set(ts.KEPT_TALK)
-    # one seed of each kind of wording, and one of RHVoice's
-    for seed in (*tc.SEEDS[:2], tc.RHVOICE_FROM, tc.RHVOICE_FROM + 1):
+    # one seed of each kind of wording, RHVoice's English and its other languages
+    for seed in (*tc.SEEDS[:2], tc.RHVOICE_FROM, tc.RHVOICE_FROM + 1, tc.WORLD_FROM):
         items = tc.train_plan(seed)
         assert all(it.spoken not in kept_talk for it in items)
         for it in items:  # every saying's words are known, a doubled word included
@@ -245,3 +247,52 @@ def test_a_warped_copy_is_the_file_played_faster_and_higher() -> None:
         peak = np.argmax(np.abs(np.fft.rfft(out))) * 16000 / len(out)
         assert abs(peak - 440 * factor) < 2
     assert {tc.warp_of(f"{i:04d}.wav") for i in range(100)} == set(tc.WARPS)
+
+
+#: Cyrillic in Latin letters, as a reader of the kept-aside wordings would spell it
+#: (х as h: "Фхтагн" is "fhtagn").
+_LATIN = {
+    **dict(zip("абвгґдезиіїйјклмнопрстуфхыэ", "abvggdeziiiyjklmnoprstufhye", strict=True)),
+    **{"є": "ye", "ж": "zh", "ц": "ts", "ч": "ch", "ш": "sh", "щ": "shch", "ь": "", "ю": "yu"},
+    "я": "ya",
+}
+
+
+def _folded(text: str) -> str:
+    """Accents, apostrophes and hyphens dropped, Cyrillic written in Latin letters."""
+    bare = "".join(
+        c for c in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(c)
+    )
+    # NFKD splits й and ї; put them back before transliterating
+    bare = unicodedata.normalize("NFC", bare.replace("и\u0306", "й").replace("і\u0308", "ї"))
+    return "".join(_LATIN.get(c, c) for c in bare).replace("'", "").replace("-", " ")
+
+
+def test_rhvoices_other_languages_say_the_calls_their_own_way() -> None:
+    from benchmarks import voice_testset as ts
+
+    tc = _train_script()
+    assert _folded("Фхтагн") == _folded("Fhtagn") and _folded("Iá") == _folded("Ia")
+    assert _folded("Ftagn") == _folded("F'tagn") and _folded("И-а-а") == _folded("I a a")
+    kept_words = {_folded(w) for ws in ts.KEPT_WORDINGS.values() for w in ws}
+    kept_talk = {_folded(t) for t in ts.KEPT_TALK}
+    for lang, table in ts.WORLD_WORDINGS.items():
+        assert set(table) == set(Word)
+        for word, sayings in table.items():
+            assert len(set(sayings)) == len(sayings) >= 3, (lang, word)
+            assert not {_folded(s) for s in sayings} & kept_words, (lang, word)
+            assert all(" " not in s for s in sayings)  # a word is never split in two
+        for phrase in ts._TALK[lang] + ts.DEV_PHRASES[lang]:
+            assert _folded(phrase) not in kept_talk | kept_words, phrase
+    assert set(ts.RHVOICE_LANG.values()) == set(ts.WORLD_WORDINGS)
+    assert not set(ts.RHVOICE_WORLD_VOICES) & set(ts.RHVOICE_VOICES)
+    for seed in range(tc.WORLD_FROM, tc.SEEDS[-1] + 1):
+        items = tc.train_plan(seed)
+        assert {it.voice for it in items} == set(ts.RHVOICE_WORLD_VOICES)
+        for it in items:
+            lang = ts.RHVOICE_LANG[it.voice.split(":", 1)[1]]
+            if it.k is None:  # talk in the speaker's own language
+                assert it.spoken in ts._TALK[lang] + ts.DEV_PHRASES[lang]
+            else:
+                words = set(re.split(r"[,!]? ", it.spoken.rstrip("!")))
+                assert words <= {s for ss in ts.WORLD_WORDINGS[lang].values() for s in ss}

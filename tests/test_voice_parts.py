@@ -360,3 +360,22 @@ def test_flite_reads_every_development_wording_as_words_not_letters() -> None:
             for text in alts:
                 said = phones(text)
                 assert not any(f" {p} " in f" {said} " for p in FLITE_LETTERS), (word, text, said)
+
+
+def test_a_missing_rhvoice_voice_stops_the_generator(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """RHVoice-test would say the text in its default voice; the generator refuses first.
+    A voice is known by the name in its voice.info (Letícia's folder has no accent)."""
+    from benchmarks import voice_testset as ts
+
+    monkeypatch.setattr("shutil.which", lambda tool: "/usr/bin/" + tool)
+    monkeypatch.setattr(ts, "RHVOICE_VOICES_DIR", tmp_path)
+    for folder, name in (("magda", "Magda"), ("Leticia-F123", "Letícia-F123")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "voice.info").write_text(f"name={name}\nlanguage=x\n")
+    ts.require_tools(("rhvoice:magda", "rhvoice:Letícia-F123"))
+    with pytest.raises(SystemExit, match="rhvoice:natan"):
+        ts.require_tools(("rhvoice:magda", "rhvoice:natan"))
+    with pytest.raises(SystemExit, match="rhvoice:Leticia-F123"):
+        ts.require_tools(("rhvoice:Leticia-F123",))
