@@ -475,6 +475,7 @@ class Decoded:
     right: bool
     talk: bool
     narrowed: bool
+    voice: str = ""
 
 
 def rechoose(
@@ -513,7 +514,9 @@ def dev_features(
             if r["x"] is None:
                 continue
             best, x, _ = rechoose(r, *(bonuses or _bonuses()))
-            out.append(Decoded(seed, x, best == r["call"], r["call"] is None, True))
+            out.append(
+                Decoded(seed, x, best == r["call"], r["call"] is None, True, str(r["voice"]))
+            )
     return out
 
 
@@ -713,13 +716,29 @@ def fit(seeds: tuple[int, ...], limit: int = 1, workers: int = 1, mbrola: bool =
     print(f"SECOND_BONUS = {bonuses[1]:g}")
 
 
+def held_out_excess(rows: list[Decoded], group: list[str]) -> tuple[float, str]:
+    """How far the highest log-odds of a wrong call or talk rose, at most, for a group
+    (a voice, a synthesiser) held out of a fit on the others, and for which group."""
+    worst = (0.0, "")
+    for g in sorted(set(group)):
+        train = [r for r, k in zip(rows, group, strict=True) if k != g]
+        held = [r for r, k in zip(rows, group, strict=True) if k == g and (r.talk or not r.right)]
+        if not train or not held:
+            continue
+        w = fit_logit(train)
+        worst = max(worst, (highest_wrong(w, held) - highest_wrong(w, train), g))
+    return worst
+
+
 def fit_rows(rows: list[Decoded], seeds: tuple[int, ...]) -> tuple[np.ndarray, float]:
     """SURE_LOGIT lies above the highest log-odds of a wrong call or of table talk.
 
     The safety margin above it is how far that highest value rose for speech
     the fit never saw: half of the sets (odd or even seeds, which have
     different talk phrases) is held out, and the held-out half's highest
-    value is compared with the fitted half's.
+    value is compared with the fitted half's; since the tenth round also each
+    synthesiser and each voice held out of a fit on the others (the kept sets
+    are voices and synthesisers never heard), and the margin is the largest rise.
     """
     excess = 0.0
     for parity in (1, 0):
@@ -733,6 +752,15 @@ def fit_rows(rows: list[Decoded], seeds: tuple[int, ...]) -> tuple[np.ndarray, f
         sure = sure_above(top)
         dev_report(w, sure, train, f"fit on {'odd' if parity else 'even'} seeds")
         dev_report(w, sure, held, "   held-out seeds")
+    print(f"  odd or even seeds held out: the highest rose {excess:.2f}")
+    if all(r.voice for r in rows):
+        for what, group in (
+            ("synthesiser", [ts.synth_of(r.voice) for r in rows]),
+            ("voice", [r.voice for r in rows]),
+        ):
+            rise, which = held_out_excess(rows, group)
+            print(f"  each {what} held out: the highest rose {rise:.2f} at most ({which or '-'})")
+            excess = max(excess, rise)
     w = np.round(fit_logit(rows), 3)  # as printed for recognizer.py
     top = highest_wrong(w, rows)
     sure_logit = math.ceil(sure_above(top, excess) * 1000) / 1000

@@ -296,3 +296,27 @@ def test_rhvoices_other_languages_say_the_calls_their_own_way() -> None:
             else:
                 words = set(re.split(r"[,!]? ", it.spoken.rstrip("!")))
                 assert words <= {s for ss in ts.WORLD_WORDINGS[lang].values() for s in ss}
+
+
+def test_the_safety_margin_is_the_largest_rise_of_a_held_out_voice() -> None:
+    from benchmarks.bench_voice import Decoded, fit_rows, held_out_excess, highest_wrong
+
+    rng = np.random.default_rng(3)
+    rows = []
+    for voice in ("a", "b", "c"):
+        for i in range(60):
+            right = i % 2 == 0
+            x = (float(rng.normal(2.0 if right else -2.0, 0.7)), float(rng.normal()))
+            rows.append(Decoded(i % 5 + 1, x, right, False, True, f"espeak:{voice}"))
+    # two wrong calls of voice b (an odd seed and an even one, so that holding out
+    # half of the seeds never finds them) score like right ones: a fit without b cannot
+    # know
+    for seed in (1, 2):
+        rows.append(Decoded(seed, (1.5, 0.0), False, False, True, "espeak:b"))
+    rise, which = held_out_excess(rows, [r.voice for r in rows])
+    assert which == "espeak:b" and rise > 1.0
+    w, sure_logit = fit_rows(rows, (1, 2, 3, 4, 5))
+    # the margin keeps that rise above the fit's own highest wrong call
+    assert sure_logit >= highest_wrong(w, rows) + rise - 0.01
+    calm = [r for r in rows if r.x != (1.5, 0.0)]
+    assert held_out_excess(calm, [r.voice for r in calm])[0] < rise
