@@ -475,7 +475,7 @@ class Decoded:
     right: bool
     talk: bool
     narrowed: bool
-    voice: str = ""
+    voice: str
 
 
 def rechoose(
@@ -722,7 +722,7 @@ def held_out_excess(rows: list[Decoded], group: list[str]) -> tuple[float, str]:
     worst = (0.0, "")
     for g in sorted(set(group)):
         train = [r for r, k in zip(rows, group, strict=True) if k != g]
-        held = [r for r, k in zip(rows, group, strict=True) if k == g and (r.talk or not r.right)]
+        held = [r for r, k in zip(rows, group, strict=True) if k == g and not r.right]
         if not train or not held:
             continue
         w = fit_logit(train)
@@ -753,14 +753,15 @@ def fit_rows(rows: list[Decoded], seeds: tuple[int, ...]) -> tuple[np.ndarray, f
         dev_report(w, sure, train, f"fit on {'odd' if parity else 'even'} seeds")
         dev_report(w, sure, held, "   held-out seeds")
     print(f"  odd or even seeds held out: the highest rose {excess:.2f}")
-    if all(r.voice for r in rows):
-        for what, group in (
-            ("synthesiser", [ts.synth_of(r.voice) for r in rows]),
-            ("voice", [r.voice for r in rows]),
-        ):
-            rise, which = held_out_excess(rows, group)
-            print(f"  each {what} held out: the highest rose {rise:.2f} at most ({which or '-'})")
-            excess = max(excess, rise)
+    if not all(r.voice for r in rows):
+        raise ValueError("every decode needs its voice: the margin holds out each voice")
+    for what, group in (
+        ("synthesiser", [ts.synth_of(r.voice) for r in rows]),
+        ("voice", [r.voice for r in rows]),
+    ):
+        rise, which = held_out_excess(rows, group)
+        print(f"  each {what} held out: the highest rose {rise:.2f} at most ({which or '-'})")
+        excess = max(excess, rise)
     w = np.round(fit_logit(rows), 3)  # as printed for recognizer.py
     top = highest_wrong(w, rows)
     sure_logit = math.ceil(sure_above(top, excess) * 1000) / 1000

@@ -320,3 +320,7 @@ def test_the_safety_margin_is_the_largest_rise_of_a_held_out_voice() -> None:
     assert sure_logit >= highest_wrong(w, rows) + rise - 0.01
     calm = [r for r in rows if r.x != (1.5, 0.0)]
     assert held_out_excess(calm, [r.voice for r in calm])[0] < rise
+    # a decode without its voice cannot be held out: the fit refuses rather than
+    # falling back to the seeds' halves
+    with pytest.raises(ValueError, match="voice"):
+        fit_rows([*rows, Decoded(3, (0.0, 0.0), False, False, True, "")], (1, 2, 3, 4, 5))

@@ -27,7 +27,7 @@ and a small CTC network of ours), gives every allowed call and talk a
 log-probability. The call is the allowed call it favours most, with a bonus
 for pocketsphinx's best call and its runner-up (``choose``); its
 log-probability of the call, its lead, and whether pocketsphinx agrees are
-three more features (issue 18, seventh to ninth rounds).
+three more features (issue 18, seventh to tenth rounds).
 A logistic regression fitted on development sets (espeak-ng, flite and
 MBROLA, seeds 1-5, each heard by a call network that never heard its
 synthesiser; never the kept-aside festival and Pico sets) maps them to log-odds; up to 0.5
