@@ -71,6 +71,28 @@ MBROLA_VOICES = (
     "mbrola:de2",
     "mbrola:de6",
 )
+#: MBROLA's voices of other languages reading English (espeak-ng's ``mb-fr1-en`` …:
+#: English phonemes said with another language's recorded diphones, sounds the
+#: database lacks left out): English with a French, Greek, Hungarian, Dutch,
+#: Polish, Romanian, Swedish, Afrikaans or German speaker's sounds. Training data
+#: of the call network only, seeds 127-132 (issue 18, eleventh round; tried, not in
+#: the shipped network); de2 and de6, the development MBROLA speakers, are left out.
+MBROLA_ACCENT_VOICES = (
+    "mbrola:af1-en",
+    "mbrola:fr1-en",
+    "mbrola:fr4-en",
+    "mbrola:gr2-en",
+    "mbrola:hu1-en",
+    "mbrola:nl2-en",
+    "mbrola:pl1-en",
+    "mbrola:ro1-en",
+    "mbrola:sw1-en",
+    "mbrola:sw2-en",
+    "mbrola:de1-en",
+    "mbrola:de3-en",
+    "mbrola:de4-en",
+    "mbrola:de5-en",
+)
 #: SVOX Pico's three voices for our languages: kept aside, never a development voice.
 PICO_VOICES = ("pico:en-US", "pico:en-GB", "pico:de-DE")
 #: RHVoice's English voices (statistical parametric speech, another engine than
@@ -430,6 +452,8 @@ def _lang(voice: str) -> str:
     name = voice.split(":", 1)[-1]
     if synth_of(voice) == "rhvoice" and name in RHVOICE_LANG:
         return RHVOICE_LANG[name]
+    if name.endswith("-en"):  # another language's MBROLA speaker reading English
+        return "en"
     return "de" if name.lower().startswith("de") else "en"
 
 

@@ -33,7 +33,9 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends espeak-ng sox libttspico-utils mbrola \
     mbrola-us1 mbrola-us2 mbrola-us3 mbrola-en1 mbrola-de2 mbrola-de6 \
-    mbrola-de1 mbrola-de3 mbrola-de4 mbrola-de5 mbrola-de7 mbrola-de8 rhvoice rhvoice-english \
+    mbrola-de1 mbrola-de3 mbrola-de4 mbrola-de5 mbrola-de7 mbrola-de8 \
+    mbrola-af1 mbrola-fr1 mbrola-fr4 mbrola-gr2 mbrola-hu1 mbrola-nl2 mbrola-pl1 mbrola-ro1 \
+    mbrola-sw1 mbrola-sw2 rhvoice rhvoice-english \
     rhvoice-polish rhvoice-russian rhvoice-ukrainian rhvoice-macedonian \
     rhvoice-brazilian-portuguese rhvoice-esperanto rhvoice-albanian
-echo "voice-synths: pico2wave, RHVoice-test (8 languages) and MBROLA's voices us1 us2 us3 en1 de1-de8 are installed"
+echo "voice-synths: pico2wave, RHVoice-test (8 languages) and MBROLA's voices us1 us2 us3 en1 de1-de8 af1 fr1 fr4 gr2 hu1 nl2 pl1 ro1 sw1 sw2 are installed"
