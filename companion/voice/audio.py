@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import struct
-import wave
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import numpy.typing as npt
@@ -15,7 +16,7 @@ Samples = npt.NDArray[np.int16]
 
 
 class AudioError(ValueError):
-    """A file that is not a readable PCM WAV file."""
+    """A file that is not a readable WAV file (PCM or float)."""
 
 
 #: What a spoken call can be: checked from the header, before any sample is read,
@@ -24,34 +25,89 @@ MIN_RATE, MAX_RATE = 8000, 192000
 MAX_CHANNELS = 8
 MAX_SECONDS = 30.0
 
+# WAV format codes: integer PCM, IEEE float, and WAVE_FORMAT_EXTENSIBLE (which
+# names PCM or float by a GUID: recorders write it for 24-bit or many channels).
+PCM, FLOAT, EXTENSIBLE = 1, 3, 0xFFFE
+# The GUID of an extensible format, after its first two bytes (the format code).
+_GUID_TAIL = bytes.fromhex("000000001000800000aa00389b71")
+# Chunks before the samples (LIST, fact, bext, …) are skipped; this many at most.
+MAX_CHUNKS = 64
+
 
 def read_wav(path: str | Path) -> Samples:
-    """Read a PCM WAV file, mixing channels to mono and resampling to 16 kHz."""
+    """Read a WAV file (8, 16, 24 or 32-bit PCM, 32 or 64-bit float, plain or
+    extensible), mixing channels to mono and resampling to 16 kHz."""
     try:
-        with wave.open(str(path), "rb") as w:
-            channels, width, rate = w.getnchannels(), w.getsampwidth(), w.getframerate()
-            check_header(path, channels, width, rate, w.getnframes())
-            raw = w.readframes(w.getnframes())
+        with open(path, "rb") as f:
+            code, channels, width, rate, size = _header(f, path)
+            frame = width * channels
+            check_header(path, channels, width, rate, size // max(1, frame), code)
+            raw = f.read(size - size % frame)  # a frame cut short is dropped
     except FileNotFoundError:
         raise AudioError(f"{path} does not exist") from None
     except IsADirectoryError:
         raise AudioError(f"{path} is a folder, not a WAV file") from None
-    except (wave.Error, EOFError, OSError, struct.error) as exc:
-        raise AudioError(
-            f"{path} is not a readable PCM WAV file ({str(exc) or 'it is cut short'})"
-        ) from None
-    frame = width * channels
-    raw = raw[
-        : len(raw) - len(raw) % frame
-    ]  # a file cut inside its last frame: that frame is dropped
-    data = _to_float(raw, width).reshape(-1, channels).mean(axis=1)
+    except (OSError, struct.error) as exc:
+        raise _unreadable(path, str(exc) or "it is cut short") from None
+    raw = raw[: len(raw) - len(raw) % frame]  # the file itself ends inside a frame
+    data = _to_float(raw, width, code).reshape(-1, channels).mean(axis=1)
     return to_int16(resample(data, rate, RATE))
 
 
-def check_header(path: str | Path, channels: int, width: int, rate: int, frames: int) -> None:
+def _unreadable(path: str | Path, why: str) -> AudioError:
+    return AudioError(f"{path} is not a readable PCM WAV file ({why})")
+
+
+def _header(f: BinaryIO, path: str | Path) -> tuple[int, int, int, int, int]:
+    """Format code, channels, bytes a sample, rate and the data's size in bytes, with the
+    file positioned at the first sample."""
+    head = f.read(12)
+    if len(head) < 12:
+        raise _unreadable(path, "it is cut short")
+    if head[:4] != b"RIFF" or head[8:12] != b"WAVE":
+        raise _unreadable(path, "it does not start with RIFF … WAVE")
+    fmt: tuple[int, int, int, int] | None = None
+    for _ in range(MAX_CHUNKS):
+        chunk = f.read(8)
+        if len(chunk) < 8:
+            raise _unreadable(path, "it is cut short" if fmt else "it has no fmt chunk")
+        kind, size = chunk[:4], struct.unpack("<I", chunk[4:])[0]
+        if kind == b"data":
+            if fmt is None:
+                raise _unreadable(path, "its samples come before their format")
+            code, channels, width, rate = fmt
+            return code, channels, width, rate, size
+        if kind == b"fmt " and fmt is None:
+            if not 16 <= size <= 1024:
+                raise _unreadable(path, f"a fmt chunk of {size} bytes")
+            body = f.read(size + size % 2)
+            if len(body) < size:
+                raise _unreadable(path, "it is cut short")
+            code, channels, rate, _, _, bits = struct.unpack("<HHIIHH", body[:16])
+            if code == EXTENSIBLE:
+                if size < 40 or body[26:40] != _GUID_TAIL:
+                    raise _unreadable(path, "an extensible format it does not name")
+                code = struct.unpack("<H", body[24:26])[0]
+            if code not in (PCM, FLOAT):
+                raise AudioError(
+                    f"{path} holds compressed or unknown audio (WAV format {code}); "
+                    "PCM or float samples are needed"
+                )
+            fmt = (code, channels, (bits + 7) // 8, rate)
+        else:
+            f.seek(size + size % 2, os.SEEK_CUR)  # padded to an even size
+    raise _unreadable(path, f"no samples within its first {MAX_CHUNKS} chunks")
+
+
+def check_header(
+    path: str | Path, channels: int, width: int, rate: int, frames: int, code: int = PCM
+) -> None:
     """One sentence for a header outside what a spoken call can be (AudioError)."""
-    if width not in (1, 2, 4):
-        raise AudioError(f"{path} has {8 * width}-bit samples; 8, 16 or 32-bit PCM is needed")
+    if width not in ((4, 8) if code == FLOAT else (1, 2, 3, 4)):
+        raise AudioError(
+            f"{path} has {8 * width}-bit {'float' if code == FLOAT else 'PCM'} samples; "
+            "8, 16, 24 or 32-bit PCM or 32 or 64-bit float is needed"
+        )
     if not 1 <= channels <= MAX_CHANNELS:
         raise AudioError(f"{path} has {channels} channels; 1 to {MAX_CHANNELS} are read")
     if not MIN_RATE <= rate <= MAX_RATE:
@@ -65,13 +121,22 @@ def check_header(path: str | Path, channels: int, width: int, rate: int, frames:
         )
 
 
-def _to_float(raw: bytes, width: int) -> npt.NDArray[np.float64]:
-    """PCM bytes to floats on the 16-bit scale; 8-bit WAV is unsigned."""
+def _to_float(raw: bytes, width: int, code: int = PCM) -> npt.NDArray[np.float64]:
+    """Sample bytes to floats on the 16-bit scale; 8-bit WAV is unsigned, float WAV is
+    full scale at ±1 (anything not finite is silence)."""
     usable = len(raw) - len(raw) % width
+    if code == FLOAT:
+        x = np.frombuffer(raw[:usable], "<f4" if width == 4 else "<f8").astype(np.float64)
+        return np.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0).clip(-1.0, 1.0) * 32768.0
     if width == 1:
         return (np.frombuffer(raw[:usable], np.uint8).astype(np.float64) - 128.0) * 256.0
     if width == 2:
         return np.frombuffer(raw[:usable], "<i2").astype(np.float64)
+    if width == 3:  # little-endian 24-bit: widened to 32 bits by a zero low byte
+        b = np.frombuffer(raw[:usable], np.uint8).reshape(-1, 3)
+        wide = np.zeros((b.shape[0], 4), np.uint8)
+        wide[:, 1:] = b
+        return wide.view("<i4").ravel().astype(np.float64) / 65536.0
     return np.frombuffer(raw[:usable], "<i4").astype(np.float64) / 65536.0
 
 

@@ -28,7 +28,7 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         "files",
         nargs="+",
         metavar="FILE.wav",
-        help="mono or stereo PCM WAV files, 8-192 kHz, at most 30 s each",
+        help="WAV files (PCM or float, 1-8 channels), 8-192 kHz, at most 30 s each",
     )
     h.add_argument(
         "--roll",
