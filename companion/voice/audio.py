@@ -30,6 +30,9 @@ MAX_SECONDS = 30.0
 PCM, FLOAT, EXTENSIBLE = 1, 3, 0xFFFE
 # The GUID of an extensible format, after its first two bytes (the format code).
 _GUID_TAIL = bytes.fromhex("000000001000800000aa00389b71")
+# The data sizes a writer puts in a header it cannot go back to (sox and arecord
+# writing to a pipe): the samples run to the end of the file.
+STREAMED = (0xFFFFFFFF, 0x7FFFF000)
 # Chunks before the samples (LIST, fact, bext, …) are skipped; this many at most.
 MAX_CHUNKS = 64
 
@@ -41,17 +44,51 @@ def read_wav(path: str | Path) -> Samples:
         with open(path, "rb") as f:
             code, channels, width, rate, size = _header(f, path)
             frame = width * channels
-            check_header(path, channels, width, rate, size // max(1, frame), code)
-            raw = f.read(size - size % frame)  # a frame cut short is dropped
+            if size in STREAMED:  # written to a pipe: its length is where it ends
+                check_header(path, channels, width, rate, 0, code)
+                most = int(MAX_SECONDS * rate)
+                data = _read_mono(f, most + 1, channels, width, code)
+                if data.size > most:
+                    raise AudioError(
+                        f"{path} lasts more than {MAX_SECONDS:.0f} s; a spoken call is read "
+                        f"from at most {MAX_SECONDS:.0f} s of sound"
+                    )
+            else:
+                check_header(path, channels, width, rate, size // max(1, frame), code)
+                data = _read_mono(f, size // frame, channels, width, code)
     except FileNotFoundError:
         raise AudioError(f"{path} does not exist") from None
     except IsADirectoryError:
         raise AudioError(f"{path} is a folder, not a WAV file") from None
     except (OSError, struct.error) as exc:
         raise _unreadable(path, str(exc) or "it is cut short") from None
-    raw = raw[: len(raw) - len(raw) % frame]  # the file itself ends inside a frame
-    data = _to_float(raw, width, code).reshape(-1, channels).mean(axis=1)
     return to_int16(resample(data, rate, RATE))
+
+
+#: Frames read and mixed to mono at a time: the memory of a read is its mono
+#: float64 result (at most 30 s x 192 kHz x 8 B = 46 MB) plus one block.
+BLOCK = 1 << 15
+
+
+def _read_mono(
+    f: BinaryIO, frames: int, channels: int, width: int, code: int
+) -> npt.NDArray[np.float64]:
+    """Up to ``frames`` frames, mixed to mono block by block; a frame cut short by the
+    end of the file is dropped."""
+    frame = width * channels
+    out = np.empty(frames)
+    done = 0
+    while done < frames:
+        want = min(BLOCK, frames - done)
+        raw = f.read(want * frame)
+        n = len(raw) // frame
+        out[done : done + n] = (
+            _to_float(raw[: n * frame], width, code).reshape(-1, channels).mean(axis=1)
+        )
+        done += n
+        if n < want:
+            break
+    return out[:done]
 
 
 def _unreadable(path: str | Path, why: str) -> AudioError:
@@ -95,8 +132,18 @@ def _header(f: BinaryIO, path: str | Path) -> tuple[int, int, int, int, int]:
                 )
             fmt = (code, channels, (bits + 7) // 8, rate)
         else:
-            f.seek(size + size % 2, os.SEEK_CUR)  # padded to an even size
+            _skip(f, size + size % 2, path)  # padded to an even size
     raise _unreadable(path, f"no samples within its first {MAX_CHUNKS} chunks")
+
+
+def _skip(f: BinaryIO, n: int, path: str | Path) -> None:
+    """Past a chunk: by seeking, or on a pipe by reading at most 1 MiB."""
+    if f.seekable():
+        f.seek(n, os.SEEK_CUR)
+    elif n > 1 << 20:
+        raise _unreadable(path, f"a chunk of {n} bytes before its samples, read from a pipe")
+    else:
+        f.read(n)
 
 
 def check_header(
@@ -126,8 +173,12 @@ def _to_float(raw: bytes, width: int, code: int = PCM) -> npt.NDArray[np.float64
     full scale at ±1 (anything not finite is silence)."""
     usable = len(raw) - len(raw) % width
     if code == FLOAT:
-        x = np.frombuffer(raw[:usable], "<f4" if width == 4 else "<f8").astype(np.float64)
-        return np.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0).clip(-1.0, 1.0) * 32768.0
+        with np.errstate(invalid="ignore"):  # a signalling NaN is silence, not a warning
+            x = np.frombuffer(raw[:usable], "<f4" if width == 4 else "<f8").astype(np.float64)
+        np.nan_to_num(x, copy=False, nan=0.0, posinf=0.0, neginf=0.0)
+        np.clip(x, -1.0, 1.0, out=x)
+        x *= 32768.0
+        return x
     if width == 1:
         return (np.frombuffer(raw[:usable], np.uint8).astype(np.float64) - 128.0) * 256.0
     if width == 2:
