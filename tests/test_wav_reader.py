@@ -197,3 +197,31 @@ def test_a_wav_written_to_a_pipe_runs_to_its_end(tmp_path: Path, claim: int) -> 
     long = np.zeros(16000 * 31, "<i2").tobytes()
     with pytest.raises(AudioError, match="more than 30 s"):
         _read(tmp_path, _wav(fmt, _chunk(b"data", long, claim=claim)))
+
+
+def test_fast_lengths_have_only_small_prime_factors() -> None:
+    from companion.voice.audio import fast_length
+
+    def smooth(n: int) -> bool:
+        for q in (2, 3, 5, 7):
+            while n % q == 0:
+                n //= q
+        return n == 1
+
+    for n in (*range(1, 400), 44101, 479_999, 5_759_990, 5_760_001):
+        f = fast_length(n)
+        assert f >= n and smooth(f), n
+        assert not any(smooth(k) for k in range(n, min(f, n + 5000))), n  # the smallest
+
+
+@pytest.mark.parametrize("n", [44101, 44100 * 3 + 7, 88211])  # a large prime factor each
+def test_resampling_a_length_of_large_prime_factors_keeps_pitch_level_and_length(n: int) -> None:
+    from companion.voice.audio import resample
+
+    t = np.arange(n) / 44100
+    y = resample(0.5 * np.sin(2 * np.pi * 440 * t), 44100, RATE)
+    assert y.size == round(n * RATE / 44100)
+    spec = np.abs(np.fft.rfft(y))
+    assert abs(np.argmax(spec) * RATE / y.size - 440) < 2
+    middle = y[y.size // 10 : -y.size // 10]  # the ends see the padding's silence
+    assert 0.49 < np.abs(middle).max() < 0.51
