@@ -554,16 +554,6 @@ def fit_bonuses(
     return -a, -b
 
 
-def _voice_of(seeds: tuple[int, ...], mbrola: bool = False) -> list[str]:
-    """Each decode's voice (the rows of ``dev_features``, in its order)."""
-    return [
-        str(r["voice"])
-        for _, folder, items in dev_parts(seeds, mbrola)
-        for r in feature_rows(folder, items)
-        if r["x"] is not None
-    ]
-
-
 def feature_rows(folder: Path, items: list[ts.Item], workers: int = 1) -> list[dict[str, Any]]:
     """Each file's features heard with --roll/--layout, with what was said in it.
 
@@ -787,7 +777,7 @@ def cross_validate(seeds: tuple[int, ...], workers: int = 1, mbrola: bool = Fals
     from companion.voice.recognizer import squash
 
     rows = dev_features(seeds, 1, workers, mbrola)
-    voices = _voice_of(seeds, mbrola)
+    voices = [r.voice for r in rows]  # each decode's, in the rows' order
     for what, group in (("voice", voices), ("synthesiser", [ts.synth_of(v) for v in voices])):
         n = best = right = unsure = wrong8 = talk8 = talk5 = talks = 0
         for g in sorted(set(group)):
