@@ -314,6 +314,47 @@ def check_service(ctx: Context) -> Check:
     return Check("service", "ok", "companion.service is enabled and running")
 
 
+def check_voice(ctx: Context) -> Check:
+    """Spoken calls (optional): the recognizer loads and hears a second of silence as no
+    call, and there is a microphone to listen with."""
+    import time
+
+    from .rules import TABLE_K
+    from .voice.recognizer import Recognizer, VoiceUnavailable
+
+    try:
+        start = time.perf_counter()
+        recognizer = Recognizer()
+        loaded = time.perf_counter() - start
+        heard = recognizer.hear(np.zeros(16000, np.int16), tuple(TABLE_K.values()))
+    except VoiceUnavailable as exc:
+        return Check(
+            "voice",
+            "ok",
+            f"not installed, an optional extra ({exc})",
+            "",
+        )
+    if heard.call is not None:
+        return Check(
+            "voice",
+            "fail",
+            f"a second of silence was heard as {heard.text} ({heard.confidence:.2f})",
+            "reinstall the voice extra: pip install --force-reinstall 'companion[voice]'",
+        )
+    try:
+        import sounddevice as sd  # type: ignore[import-untyped,unused-ignore]
+
+        mic = str(sd.query_devices(kind="input")["name"])
+    except Exception as exc:  # noqa: BLE001 - PortAudio's own errors: no device, no library
+        return Check(
+            "voice",
+            "warn",
+            f"the recognizer loads ({loaded:.1f} s) but no microphone answers: {exc}",
+            "plug in a USB microphone (`arecord -l` lists them) and install libportaudio2",
+        )
+    return Check("voice", "ok", f"the recognizer loads ({loaded:.1f} s); microphone: {mic}")
+
+
 CHECKS: list[Callable[[Context], Check]] = [
     check_camera,
     check_model,
@@ -324,6 +365,7 @@ CHECKS: list[Callable[[Context], Check]] = [
     check_database,
     check_clock,
     check_service,
+    check_voice,
 ]
 
 

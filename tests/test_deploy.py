@@ -278,3 +278,53 @@ def test_doctor_model_missing_says_how_to_fix(
     monkeypatch.setenv("COMPANION_MODEL", str(tmp_path / "absent.onnx"))
     c = doctor.check_model(doctor.Context())
     assert c.status == "fail" and "does not load" in c.detail and c.fix
+
+
+class _FakeMicrophones:
+    """sounddevice's query_devices, with or without an input device."""
+
+    def __init__(self, name: str | None) -> None:
+        self.name = name
+
+    def query_devices(self, kind: str) -> dict[str, str]:
+        if self.name is None:
+            raise RuntimeError("Error querying device -1")
+        return {"name": self.name}
+
+
+def test_doctor_voice_hears_silence_as_nothing_and_names_the_microphone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    pytest.importorskip("pocketsphinx")
+    monkeypatch.setitem(sys.modules, "sounddevice", _FakeMicrophones("USB PnP Sound Device"))
+    c = doctor.check_voice(doctor.Context())
+    assert c.status == "ok" and "microphone: USB PnP Sound Device" in c.detail, c
+    monkeypatch.setitem(sys.modules, "sounddevice", _FakeMicrophones(None))
+    c = doctor.check_voice(doctor.Context())
+    assert c.status == "warn" and "no microphone" in c.detail and "arecord -l" in c.fix
+
+
+def test_doctor_voice_without_the_extra_or_hearing_silence_as_a_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from companion.rules import TABLE_K
+    from companion.voice import recognizer
+
+    def absent() -> None:
+        raise recognizer.VoiceUnavailable("hearing calls needs the voice extra")
+
+    monkeypatch.setattr(recognizer, "Recognizer", absent)
+    c = doctor.check_voice(doctor.Context())
+    assert c.status == "ok" and "optional" in c.detail
+
+    class Hallucinating:
+        def hear(self, samples: object, calls: object) -> object:
+            from companion.voice.heard import Heard
+
+            return Heard(call=TABLE_K["K1"], confidence=0.9, ms=1.0)
+
+    monkeypatch.setattr(recognizer, "Recognizer", Hallucinating)
+    c = doctor.check_voice(doctor.Context())
+    assert c.status == "fail" and "silence was heard as IÄÄ!" in c.detail and c.fix
