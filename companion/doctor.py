@@ -8,6 +8,7 @@ import json
 import shutil
 import sqlite3
 import subprocess
+import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -317,8 +318,6 @@ def check_service(ctx: Context) -> Check:
 def check_voice(ctx: Context) -> Check:
     """Spoken calls (optional): the recognizer loads and hears a second of silence as no
     call, and there is a microphone to listen with."""
-    import time
-
     from .rules import TABLE_K
     from .voice.recognizer import Recognizer, VoiceUnavailable
 
