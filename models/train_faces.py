@@ -248,6 +248,60 @@ def loss_terms(
 
 
 ROTATION_WEIGHT = 1.0
+
+
+def episodic_loss(emb: torch.Tensor, labels: torch.Tensor, groups: torch.Tensor) -> torch.Tensor:
+    """Each die read by the other dice of its own set, as a profile reads a table (--episodic).
+
+    ``emb`` and ``labels`` are two views of the same crops stacked (first half, second half);
+    ``groups`` names each crop's set (one per crop, -1: not in an episode). A crop's motif
+    prototypes are the mean normalised embeddings of the other crops of its set (both views of
+    itself left out), and it is scored by cosine to them with the CosFace scale and margin of
+    ``loss_terms``: the embedding learns to tell motifs apart within a drawing, where a
+    profile reads, instead of only near the motifs' global directions.
+    """
+    n = len(groups)
+    g = torch.cat([groups, groups])
+    crop = torch.arange(n).repeat(2)
+    sel = (g >= 0) & (labels >= 0) & (labels < len(FACES))  # motif crops of an episode
+    if int(sel.sum()) < 4:
+        return emb.sum() * 0.0
+    e = nn.functional.normalize(emb[sel], dim=1)
+    y, g, crop = labels[sel], g[sel], crop[sel]
+    support = (g[:, None] == g[None, :]) & (crop[:, None] != crop[None, :])
+    onehot = nn.functional.one_hot(y, len(FACES)).float()
+    weight = support.float()[:, :, None] * onehot[None, :, :]  # query, support, motif
+    counts = weight.sum(dim=1)  # query, motif
+    protos = torch.einsum("qsk,sd->qkd", weight, e) / counts.clamp(min=1.0)[:, :, None]
+    cos = (e[:, None, :] * nn.functional.normalize(protos, dim=2)).sum(dim=2)
+    present = counts > 0
+    usable = present[torch.arange(len(y)), y] & (present.sum(dim=1) >= 2)
+    if not bool(usable.any()):
+        return emb.sum() * 0.0
+    margin = 0.25 * onehot
+    logits = (16.0 * (cos - margin)).masked_fill(~present, -1e4)
+    return nn.functional.cross_entropy(logits[usable], y[usable])
+
+
+#: Weight of the episodic term (--episodic; 0: the shipped recipe) and the episode's shape:
+#: EPISODE_SETS sets of EPISODE_DICE motif crops each take that many places of every batch.
+EPISODIC = 0.0
+EPISODE_SETS = 3
+EPISODE_DICE = 12
+
+
+def episode_groups(styles: list[str], labels: np.ndarray) -> list[np.ndarray]:
+    """Crop indices of every set with enough motif crops of at least two motifs for episodes."""
+    names, inv = np.unique(np.asarray(styles, dtype=str), return_inverse=True)
+    motif = (labels >= 0) & (labels < len(FACES))
+    out = []
+    for k in range(len(names)):
+        idx = np.flatnonzero((inv == k) & motif)
+        if len(idx) >= EPISODE_DICE and len(np.unique(labels[idx])) >= 2:
+            out.append(idx)
+    return out
+
+
 #: Share of crops whose appearance `restyle` changes (--restyle; 0: the shipped recipe). Both
 #: views of a crop are restyled independently, so the two-view term above also pulls two
 #: differently styled views of one die together.
@@ -505,6 +559,12 @@ def train(args: argparse.Namespace) -> None:
             for k in range(CLASSES):
                 if bool((lab == k).any()):
                     model.prototypes[k] = nn.functional.normalize(emb[lab == k], dim=1).mean(dim=0)
+    # With --episodic, every batch gives EPISODE_SETS * EPISODE_DICE of its places to episodes.
+    groups = episode_groups(tr.styles, tr.labels) if EPISODIC else []
+    episode = EPISODE_SETS * EPISODE_DICE if groups else 0
+    stride = args.batch // 2 - episode
+    if EPISODIC:
+        print(f"episodes from {len(groups)} sets, {episode} crops a batch", flush=True)
     if args.budget:
         # A time budget: measure the speed of a few steps, then fix the schedule to fit.
         probe = FaceNet()
@@ -528,7 +588,7 @@ def train(args: argparse.Namespace) -> None:
             flush=True,
         )
     else:
-        steps = args.epochs * math.ceil(len(ytr) / (args.batch // 2))
+        steps = args.epochs * math.ceil(len(ytr) / stride)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(
         opt, max_lr=args.lr, total_steps=steps, pct_start=args.pct_start
@@ -546,13 +606,27 @@ def train(args: argparse.Namespace) -> None:
             frozen_bn(model)
         order = torch.randperm(len(ytr), generator=gen)
         total = 0.0
-        for i in range(0, len(order), args.batch // 2):
+        for i in range(0, len(order), stride):
             if done >= steps:
                 break
-            idx = order[i : i + args.batch // 2]
+            idx = order[i : i + stride]
+            member = torch.full((len(idx),), -1, dtype=torch.long)
+            if episode:
+                picked = torch.randperm(len(groups), generator=gen)[:EPISODE_SETS].tolist()
+                parts = [idx]
+                for k in picked:
+                    grp = groups[k]
+                    take = torch.randperm(len(grp), generator=gen)[:EPISODE_DICE].numpy()
+                    parts.append(torch.from_numpy(grp[take]))
+                idx = torch.cat(parts)
+                member = torch.cat(
+                    [member] + [torch.full((EPISODE_DICE,), j) for j in range(len(picked))]
+                )
             bx, by = step_batch(xtr[idx], ytr[idx], gen)
             logits, emb = model(bx)
             loss = loss_terms(model, logits, emb, by)
+            if episode:
+                loss = loss + EPISODIC * episodic_loss(emb, by, member)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -613,6 +687,8 @@ def train(args: argparse.Namespace) -> None:
         "rotation_weight": ROTATION_WEIGHT,
         "restyle": args.restyle,
         "unknown_mix": args.unknown_mix,
+        "episodic": EPISODIC,
+        "episode": [EPISODE_SETS, EPISODE_DICE],
         "pip_frames": args.pip_frames,
         "init": args.init,
         "render_seconds": round(render_seconds),
@@ -704,6 +780,12 @@ def main() -> None:
         help="share of motif crops mixed with another motif's and labelled unknown art; 0: off",
     )
     ap.add_argument(
+        "--episodic",
+        type=float,
+        default=0.0,
+        help="weight of the term reading each die by the other dice of its set; 0: off",
+    )
+    ap.add_argument(
         "--cache",
         nargs="?",
         const=str(Path.home() / ".cache" / "companion"),
@@ -729,8 +811,9 @@ def main() -> None:
             8,
         )
         args.non_die = 40
-    global RESTYLE, UNKNOWN_MIX
+    global RESTYLE, UNKNOWN_MIX, EPISODIC
     RESTYLE = args.restyle
+    EPISODIC = args.episodic
     UNKNOWN_MIX = args.unknown_mix
     train(args)
 

@@ -123,3 +123,44 @@ def test_unknown_mix_gives_a_band_of_another_motif_and_the_unknown_label() -> No
         share = float((mx[i, ..., 0] != own).float().mean())
         assert 0.3 <= share <= 0.55  # a band of a third to a half of the face
         assert bool(((mx[i] == own) | (mx[i] % 40 == 0)).all())  # the band is another class's
+
+
+def test_the_episodic_term_reads_each_die_by_the_other_dice_of_its_own_set() -> None:
+    torch.manual_seed(0)
+    # Two sets, each drawing the five motifs its own way: apart within a set, and one set's
+    # motif k lying where the other set's motif k+1 lies (global directions would mix them).
+    base = torch.randn(5, 64)
+    labels = torch.tensor([0, 1, 2, 3, 4] * 4)
+    groups = torch.tensor([0] * 10 + [1] * 10)
+    emb = torch.stack([base[(int(y) + int(g)) % 5] for y, g in zip(labels, groups, strict=True)])
+    emb = emb + 0.05 * torch.randn(20, 64)
+    views = torch.cat([emb, emb + 0.05 * torch.randn(20, 64)])
+    both = torch.cat([labels, labels])
+    assert float(tf.episodic_loss(views, both, groups)) < 0.01
+    # The same embeddings read as one set: the motifs collide.
+    assert float(tf.episodic_loss(views, both, torch.zeros(20, dtype=torch.long))) > 1.0
+    # No episode, or only crops that are no motif: no term, and no NaN.
+    assert float(tf.episodic_loss(views, both, torch.full((20,), -1))) == 0.0
+    nondie = torch.full((40,), tf.NOT_DIE)
+    assert float(tf.episodic_loss(views, nondie, groups)) == 0.0
+
+
+def test_a_die_is_never_its_own_support() -> None:
+    # One die per motif in a set: nothing else of its motif to read it by, so no query counts.
+    emb = torch.randn(10, 64)
+    labels = torch.tensor([0, 1, 2, 3, 4] * 2)
+    assert float(tf.episodic_loss(emb, labels, torch.zeros(5, dtype=torch.long))) == 0.0
+
+
+def test_episode_groups_keep_sets_with_enough_dice_of_two_motifs() -> None:
+    n = tf.EPISODE_DICE
+    styles = ["a"] * n + ["b"] * n + ["c"] * (n - 1) + ["d"] * n
+    labels = np.array(
+        [0, 1] * (n // 2)
+        + [2] * n
+        + [0, 1] * ((n - 1) // 2)
+        + [0] * ((n - 1) % 2)
+        + [tf.NOT_DIE] * n
+    )
+    groups = tf.episode_groups(styles, labels)
+    assert [sorted(set(np.asarray(styles)[g])) for g in groups] == [["a"]]
