@@ -68,16 +68,28 @@ def dev_set(seed: int, mbrola: bool = False) -> Path:
     return CACHE / (f"voice-dev-mbrola-seed{seed}" if mbrola else f"voice-dev-v5-seed{seed}")
 
 
+#: MBROLA's speakers of other languages reading English (models/train_callnet.py --accented,
+#: seeds 127-132): never in the shipped call network's training, so ``--accented`` may fit the
+#: confidence on them as development voices (heard by the network without MBROLA).
+ACCENT_SEEDS = tuple(range(127, 133))
+
+
 def dev_parts(
-    seeds: tuple[int, ...], mbrola: bool = False
+    seeds: tuple[int, ...], mbrola: bool = False, accented: bool = False
 ) -> list[tuple[int, Path, list[ts.Item]]]:
     """(seed, folder, items) of every development set of the seeds: espeak-ng and flite's, and
-    MBROLA's beside them when asked."""
-    return [
+    MBROLA's beside them when asked; with ``accented`` the accented MBROLA speakers' sets."""
+    parts = [
         (seed, dev_set(seed, m), ensure_dev(seed, m))
         for seed in seeds
         for m in ((False, True) if mbrola else (False,))
     ]
+    for seed in ACCENT_SEEDS if accented else ():
+        folder = CACHE / f"voice-train-seed{seed}"
+        if not (folder / "manifest.jsonl").exists():
+            raise SystemExit(f"{folder} is missing: python models/train_callnet.py --accented")
+        parts.append((seed, folder, ts.load(folder / "manifest.jsonl")))
+    return parts
 
 
 @dataclass
@@ -503,11 +515,12 @@ def dev_features(
     workers: int = 1,
     mbrola: bool = False,
     bonuses: tuple[float, float] | None = None,
+    accented: bool = False,
 ) -> list[Decoded]:
     """Features of every development decode with --roll/--layout (``feature_rows``); with
     ``bonuses``, as the choice with those bonuses would have made them (``rechoose``)."""
     out: list[Decoded] = []
-    for seed, folder, items in dev_parts(seeds, mbrola):
+    for seed, folder, items in dev_parts(seeds, mbrola, accented):
         rows = feature_rows(folder, items, workers)[::limit]
         print(f"  features of {len(rows)} files of {folder}", flush=True)
         for r in rows:
@@ -533,13 +546,13 @@ BONUS_GRID = tuple(
 
 
 def fit_bonuses(
-    seeds: tuple[int, ...], workers: int = 1, mbrola: bool = False
+    seeds: tuple[int, ...], workers: int = 1, mbrola: bool = False, accented: bool = False
 ) -> tuple[float, float]:
     """HEARD_BONUS and SECOND_BONUS: the pair whose choice is right most often on the
     development calls (each heard by a call network that never heard its synthesiser)."""
     rows = [
         r
-        for _, folder, items in dev_parts(seeds, mbrola)
+        for _, folder, items in dev_parts(seeds, mbrola, accented)
         for r in feature_rows(folder, items, workers)
         if r["x"] is not None and r["call"] is not None
     ]
@@ -697,11 +710,17 @@ def dev_report(w: np.ndarray, sure_logit: float, rows: list[Decoded], label: str
     )
 
 
-def fit(seeds: tuple[int, ...], limit: int = 1, workers: int = 1, mbrola: bool = False) -> None:
+def fit(
+    seeds: tuple[int, ...],
+    limit: int = 1,
+    workers: int = 1,
+    mbrola: bool = False,
+    accented: bool = False,
+) -> None:
     """Fit the choice's bonuses, then WEIGHTS, BIAS and SURE_LOGIT on the development sets,
     and print them."""
-    bonuses = fit_bonuses(seeds, workers, mbrola)
-    fit_rows(dev_features(seeds, limit, workers, mbrola, bonuses), seeds)
+    bonuses = fit_bonuses(seeds, workers, mbrola, accented)
+    fit_rows(dev_features(seeds, limit, workers, mbrola, bonuses, accented), seeds)
     print(f"HEARD_BONUS = {bonuses[0]:g}")
     print(f"SECOND_BONUS = {bonuses[1]:g}")
 
@@ -767,7 +786,9 @@ def fit_rows(rows: list[Decoded], seeds: tuple[int, ...]) -> tuple[np.ndarray, f
     return w, sure_logit
 
 
-def cross_validate(seeds: tuple[int, ...], workers: int = 1, mbrola: bool = False) -> None:
+def cross_validate(
+    seeds: tuple[int, ...], workers: int = 1, mbrola: bool = False, accented: bool = False
+) -> None:
     """The confidence fitted without one voice (or synthesiser) and measured on it.
 
     A stand-in, on the development sets, for a voice never fitted on: each
@@ -776,7 +797,7 @@ def cross_validate(seeds: tuple[int, ...], workers: int = 1, mbrola: bool = Fals
     """
     from companion.voice.recognizer import squash
 
-    rows = dev_features(seeds, 1, workers, mbrola)
+    rows = dev_features(seeds, 1, workers, mbrola, accented=accented)
     voices = [r.voice for r in rows]  # each decode's, in the rows' order
     for what, group in (("voice", voices), ("synthesiser", [ts.synth_of(v) for v in voices])):
         n = best = right = unsure = wrong8 = talk8 = talk5 = talks = 0
@@ -917,6 +938,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="--fit, --cv, --dev: MBROLA's development sets too (beside espeak-ng and flite's)",
     )
+    ap.add_argument(
+        "--accented",
+        action="store_true",
+        help="--fit, --cv: MBROLA's accented English speakers (seeds 127-132) as development too",
+    )
     args = ap.parse_args([] if argv is None else argv)  # `python -m benchmarks` passes none
     try:
         from companion.voice.recognizer import pocketsphinx_module
@@ -931,11 +957,11 @@ def main(argv: list[str] | None = None) -> int:
         if ts.KEPT_SEED in seeds:
             print(f"bench_voice: seed {ts.KEPT_SEED} is the kept-aside set's", file=sys.stderr)
             return 2
-        fit(seeds, args.limit or 1, args.workers, args.mbrola)
+        fit(seeds, args.limit or 1, args.workers, args.mbrola, args.accented)
         return 0
     if args.cv:
         seeds = tuple(int(x) for x in args.seeds.split(",")) if args.seeds else ts.DEV_SEEDS
-        cross_validate(seeds, args.workers, args.mbrola)
+        cross_validate(seeds, args.workers, args.mbrola, args.accented)
         return 0
     if args.from_features and args.dev:
         print(f"bench_voice on {describe()}: the development sets, from their features")
