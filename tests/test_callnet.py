@@ -357,3 +357,39 @@ def test_mbrolas_other_speakers_read_the_english_wordings() -> None:
             else:
                 words = set(re.split(r"[,!]? ", it.spoken.rstrip("!")))
                 assert words <= {s for ss in table.values() for s in ss}, it.spoken
+
+
+def test_the_accented_development_voices_are_the_ones_the_shipped_network_never_heard(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from benchmarks import bench_voice as bv
+
+    tc = _train_script()
+    assert set(bv.ACCENT_SEEDS) == {s for s in tc.SEEDS if s >= tc.ACCENT_FROM}
+    assert not set(bv.ACCENT_SEEDS) & set(tc.SHIPPED_SEEDS)
+    monkeypatch.setattr(bv, "CACHE", tmp_path)
+    with pytest.raises(SystemExit, match="--accented"):
+        bv.dev_parts((), accented=True)
+    line = {
+        "file": "0000_mbrola-af1-en_K1_10.wav",
+        "call": "IÄÄ!",
+        "k": "K1",
+        "spoken": "ee-ah!",
+        "voice": "mbrola:af1-en",
+        "speed": 240,
+        "pitch": 45,
+        "noise": None,
+        "snr": None,
+        "noise_at": 1.0,
+        "roll": "III3",
+        "layout": "I3",
+    }
+    for seed in bv.ACCENT_SEEDS:
+        (tmp_path / f"voice-train-seed{seed}").mkdir()
+        (tmp_path / f"voice-train-seed{seed}" / "manifest.jsonl").write_text(json.dumps(line))
+    parts = bv.dev_parts((), accented=True)
+    assert [seed for seed, _, _ in parts] == list(bv.ACCENT_SEEDS)
+    assert all(items[0].voice == "mbrola:af1-en" for _, _, items in parts)
+    assert bv.dev_parts(()) == []  # without the option, none of them
