@@ -720,7 +720,8 @@ def fit(
     """Fit the choice's bonuses, then WEIGHTS, BIAS and SURE_LOGIT on the development sets,
     and print them."""
     bonuses = fit_bonuses(seeds, workers, mbrola, accented)
-    fit_rows(dev_features(seeds, limit, workers, mbrola, bonuses, accented), seeds)
+    fitted = seeds + ACCENT_SEEDS if accented else seeds
+    fit_rows(dev_features(seeds, limit, workers, mbrola, bonuses, accented), fitted)
     print(f"HEARD_BONUS = {bonuses[0]:g}")
     print(f"SECOND_BONUS = {bonuses[1]:g}")
 
@@ -800,30 +801,48 @@ def cross_validate(
     rows = dev_features(seeds, 1, workers, mbrola, accented=accented)
     voices = [r.voice for r in rows]  # each decode's, in the rows' order
     for what, group in (("voice", voices), ("synthesiser", [ts.synth_of(v) for v in voices])):
-        n = best = right = unsure = wrong8 = talk8 = talk5 = talks = 0
+        held_out: list[tuple[Decoded, float]] = []
         for g in sorted(set(group)):
             train = [r for r, k in zip(rows, group, strict=True) if k != g]
             held = [r for r, k in zip(rows, group, strict=True) if k == g]
             w = fit_logit(train)
             sure = sure_above(highest_wrong(w, train))
-            for r, z in zip(held, logits(w, held), strict=True):
-                conf = round(squash(float(z), sure), 3)
-                if r.talk:
-                    talks += 1
-                    talk5 += conf >= 0.5
-                    talk8 += conf >= HIGH_CONFIDENCE
-                    continue
-                n += 1
-                best += r.right
-                right += r.right and conf >= 0.5
-                unsure += conf < 0.5
-                wrong8 += not r.right and conf >= HIGH_CONFIDENCE
-        print(
-            f"  each {what} held out of the fit: calls right at 0.5 {100 * right / n:.1f}% "
-            f"(best guess {100 * best / n:.1f}%), unsure {100 * unsure / n:.1f}%, "
-            f"wrong ≥ {HIGH_CONFIDENCE} {wrong8}, talk ≥ {HIGH_CONFIDENCE} {talk8}, "
-            f"talk ≥ 0.5 {talk5} of {talks}"
-        )
+            held_out += [
+                (r, round(squash(float(z), sure), 3))
+                for r, z in zip(held, logits(w, held), strict=True)
+            ]
+        print(f"  each {what} held out of the fit: {_held_out_line(held_out)}")
+        if accented:  # the two kinds of development voice apart
+            for name, mine in (("original voices", False), ("accented voices", True)):
+                part = [(r, c) for r, c in held_out if (r.seed in ACCENT_SEEDS) == mine]
+                print(f"    {name}: {_held_out_line(part)}")
+    if accented:  # what the committed confidence makes of the accented voices
+        from companion.voice.recognizer import BIAS, SURE_LOGIT, WEIGHTS
+
+        w = np.array((BIAS, *WEIGHTS))
+        acc = [r for r in rows if r.seed in ACCENT_SEEDS]
+        committed = [
+            (r, round(squash(float(z), SURE_LOGIT), 3))
+            for r, z in zip(acc, logits(w, acc), strict=True)
+        ]
+        print(f"  accented voices, committed confidence: {_held_out_line(committed)}")
+
+
+def _held_out_line(held: list[tuple[Decoded, float]]) -> str:
+    """Calls right at 0.5, best guess, unsure, wrong and talk at 0.8 of decodes held out."""
+    calls = [(r, c) for r, c in held if not r.talk]
+    talk = [c for r, c in held if r.talk]
+    n = max(len(calls), 1)
+    right = sum(r.right and c >= 0.5 for r, c in calls)
+    best = sum(r.right for r, _ in calls)
+    unsure = sum(c < 0.5 for _, c in calls)
+    wrong8 = sum(not r.right and c >= HIGH_CONFIDENCE for r, c in calls)
+    return (
+        f"calls right at 0.5 {100 * right / n:.1f}% (best guess {100 * best / n:.1f}%), "
+        f"unsure {100 * unsure / n:.1f}%, wrong ≥ {HIGH_CONFIDENCE} {wrong8}, "
+        f"talk ≥ {HIGH_CONFIDENCE} {sum(c >= HIGH_CONFIDENCE for c in talk)}, "
+        f"talk ≥ 0.5 {sum(c >= 0.5 for c in talk)} of {len(talk)}"
+    )
 
 
 def from_features(folder: Path, items: list[ts.Item], workers: int = 1) -> None:
@@ -952,6 +971,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench_voice: {exc}", file=sys.stderr)
         return 2
     _WORKER["narrowed_only"] = args.narrowed_only
+    if args.accented and not (args.fit or args.cv):
+        print("bench_voice: --accented goes with --fit or --cv", file=sys.stderr)
+        return 2
     if args.fit:
         seeds = tuple(int(x) for x in args.seeds.split(",")) if args.seeds else ts.DEV_SEEDS
         if ts.KEPT_SEED in seeds:

@@ -302,6 +302,24 @@ def episode_groups(styles: list[str], labels: np.ndarray) -> list[np.ndarray]:
     return out
 
 
+def episode_batch(
+    idx: torch.Tensor, groups: list[np.ndarray], gen: torch.Generator
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``idx`` followed by EPISODE_DICE crops of each of EPISODE_SETS sets drawn from ``groups``,
+    and each crop's episode (-1: not in one)."""
+    member = torch.full((len(idx),), -1, dtype=torch.long)
+    if not groups:
+        return idx, member
+    picked = torch.randperm(len(groups), generator=gen)[:EPISODE_SETS].tolist()
+    parts, members = [idx], [member]
+    for j, k in enumerate(picked):
+        grp = groups[k]
+        take = torch.randperm(len(grp), generator=gen)[:EPISODE_DICE].numpy()
+        parts.append(torch.from_numpy(grp[take]))
+        members.append(torch.full((len(take),), j, dtype=torch.long))
+    return torch.cat(parts), torch.cat(members)
+
+
 #: Share of crops whose appearance `restyle` changes (--restyle; 0: the shipped recipe). Both
 #: views of a crop are restyled independently, so the two-view term above also pulls two
 #: differently styled views of one die together.
@@ -563,6 +581,8 @@ def train(args: argparse.Namespace) -> None:
     groups = episode_groups(tr.styles, tr.labels) if EPISODIC else []
     episode = EPISODE_SETS * EPISODE_DICE if groups else 0
     stride = args.batch // 2 - episode
+    if stride <= 0:
+        raise SystemExit(f"--batch {args.batch} leaves no room beside {episode} episode crops")
     if EPISODIC:
         print(f"episodes from {len(groups)} sets, {episode} crops a batch", flush=True)
     if args.budget:
@@ -606,22 +626,12 @@ def train(args: argparse.Namespace) -> None:
             frozen_bn(model)
         order = torch.randperm(len(ytr), generator=gen)
         total = 0.0
+        seen = 0
         for i in range(0, len(order), stride):
             if done >= steps:
                 break
             idx = order[i : i + stride]
-            member = torch.full((len(idx),), -1, dtype=torch.long)
-            if episode:
-                picked = torch.randperm(len(groups), generator=gen)[:EPISODE_SETS].tolist()
-                parts = [idx]
-                for k in picked:
-                    grp = groups[k]
-                    take = torch.randperm(len(grp), generator=gen)[:EPISODE_DICE].numpy()
-                    parts.append(torch.from_numpy(grp[take]))
-                idx = torch.cat(parts)
-                member = torch.cat(
-                    [member] + [torch.full((EPISODE_DICE,), j) for j in range(len(picked))]
-                )
+            idx, member = episode_batch(idx, groups if episode else [], gen)
             bx, by = step_batch(xtr[idx], ytr[idx], gen)
             logits, emb = model(bx)
             loss = loss_terms(model, logits, emb, by)
@@ -633,6 +643,7 @@ def train(args: argparse.Namespace) -> None:
             sched.step()
             done += 1
             total += float(loss.detach()) * len(idx)
+            seen += len(idx)
             if time.time() - last_save > 600:  # a model exists whatever happens next
                 export(model, Path(args.out).with_suffix(".ckpt.onnx"))
                 model.train()
@@ -653,8 +664,8 @@ def train(args: argparse.Namespace) -> None:
             float((pred[~die] == NOT_DIE).float().mean()) if bool((~die).any()) else float("nan")
         )
         print(
-            f"epoch {epoch}, step {done}/{steps}: loss {total / len(ytr):.4f}, validation-family "
-            f"accuracy {acc:.4f}, "
+            f"epoch {epoch}, step {done}/{steps}: loss {total / max(seen, 1):.4f}, "
+            f"validation-family accuracy {acc:.4f}, "
             f"dice called not-a-die {dropped:.4f}, table squares caught {caught:.4f}, "
             f"{time.time() - t0:.0f} s",
             flush=True,

@@ -393,3 +393,48 @@ def test_the_accented_development_voices_are_the_ones_the_shipped_network_never_
     assert [seed for seed, _, _ in parts] == list(bv.ACCENT_SEEDS)
     assert all(items[0].voice == "mbrola:af1-en" for _, _, items in parts)
     assert bv.dev_parts(()) == []  # without the option, none of them
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_accented_is_threaded_to_every_development_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchmarks import bench_voice as bv
+
+    seen: list[bool] = []
+
+    def parts(seeds: Any, mbrola: bool = False, accented: bool = False) -> list[Any]:
+        seen.append(accented)
+        return [(1, Path("/nowhere"), [])]
+
+    def stop(*_: Any, **__: Any) -> Any:
+        raise _Stop
+
+    monkeypatch.setattr(bv, "dev_parts", parts)
+    monkeypatch.setattr(bv, "feature_rows", stop)  # every read stops at its first set
+    real_fit_bonuses = bv.fit_bonuses
+    for accented in (False, True):
+        # fit stops in fit_bonuses, its first read
+        for read in (bv.dev_features, bv.fit_bonuses, bv.fit, bv.cross_validate):
+            seen.clear()
+            with pytest.raises(_Stop):
+                read((1,), accented=accented)
+            assert seen == [accented], read.__name__
+        # fit's second read (the features with the fitted bonuses)
+        monkeypatch.setattr(bv, "fit_bonuses", lambda *a, **k: (4.0, 2.0))
+        seen.clear()
+        with pytest.raises(_Stop):
+            bv.fit((1,), accented=accented)
+        assert seen == [accented]
+        monkeypatch.setattr(bv, "fit_bonuses", real_fit_bonuses)
+    # main passes the flag for --fit and --cv, and only with it
+    got: list[tuple[str, bool]] = []
+    monkeypatch.setattr(bv, "fit", lambda s, lim, w, m, a=False: got.append(("fit", a)))
+    monkeypatch.setattr(bv, "cross_validate", lambda s, w, m, a=False: got.append(("cv", a)))
+    import companion.voice.recognizer as rz
+
+    monkeypatch.setattr(rz, "pocketsphinx_module", lambda: None)
+    for argv in (["--fit", "--accented"], ["--cv", "--accented"], ["--fit"], ["--cv"]):
+        assert bv.main(argv) == 0
+    assert got == [("fit", True), ("cv", True), ("fit", False), ("cv", False)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -164,3 +165,135 @@ def test_episode_groups_keep_sets_with_enough_dice_of_two_motifs() -> None:
     )
     groups = tf.episode_groups(styles, labels)
     assert [sorted(set(np.asarray(styles)[g])) for g in groups] == [["a"]]
+
+
+F = torch.nn.functional  # the reference below spells the term out crop by crop
+
+
+def _reference(emb, labels, groups):  # type: ignore[no-untyped-def]
+    """episodic_loss written out crop by crop: both views of the query left out, absent motifs
+    masked, margin 0.25 on the query's own motif, scale 16."""
+    n, k = len(groups), len(tf.FACES)
+    e = F.normalize(emb, dim=1)
+    rows, ys = [], []
+    for q in range(2 * n):
+        i, y, g = q % n, int(labels[q]), int(groups[q % n])
+        if g < 0 or not 0 <= y < k:
+            continue
+        logits, present = [], []
+        for m in range(k):
+            sup = [
+                s
+                for s in range(2 * n)
+                if s % n != i and int(groups[s % n]) == g and int(labels[s]) == m
+            ]
+            present.append(bool(sup))
+            if sup:
+                p = F.normalize(e[sup].mean(0), dim=0)
+                logits.append(16 * (float(e[q] @ p) - (0.25 if m == y else 0.0)))
+            else:
+                logits.append(-1e4)
+        if present[y] and sum(present) >= 2:
+            rows.append(logits)
+            ys.append(y)
+    return float(F.cross_entropy(torch.tensor(rows), torch.tensor(ys))) if rows else 0.0
+
+
+def test_the_episodic_term_is_the_crop_by_crop_reading() -> None:
+    # Random episodes with absent motifs, unknown art (-1), "not a die" and crops of no episode.
+    gen = torch.Generator().manual_seed(3)
+    for _ in range(30):
+        n = int(torch.randint(6, 24, (1,), generator=gen))
+        groups = torch.randint(-1, 3, (n,), generator=gen)
+        lab = torch.randint(-1, len(tf.FACES) + 1, (n,), generator=gen)
+        emb = torch.randn(2 * n, 16, generator=gen)
+        both = torch.cat([lab, lab])
+        got = float(tf.episodic_loss(emb, both, groups))
+        assert got == pytest.approx(_reference(emb, both, groups), rel=1e-4, abs=1e-5)
+
+
+def test_the_margin_is_taken_from_the_crops_own_motif() -> None:
+    # Every crop the same: cosine 1 to both motifs present, so only the margin and the
+    # mask decide: logits 16 * (1 - 0.25) for the own motif, 16 for the other, the rest masked.
+    labels = torch.tensor([0, 0, 1, 1] * 2)
+    emb = torch.ones(8, 8)
+    loss = float(tf.episodic_loss(emb, labels, torch.zeros(4, dtype=torch.long)))
+    assert loss == pytest.approx(math.log1p(math.exp(4.0)), rel=1e-4)
+
+
+def test_absent_motifs_take_no_probability() -> None:
+    # Two motifs in the set, orthogonal; the query lies halfway: with the three absent motifs
+    # masked it is a two-way choice (unmasked, each would add exp(0) to the denominator).
+    u, v = torch.eye(4)[0], torch.eye(4)[1]
+    emb = torch.stack([u, u, v, v, (u + v) / 2])
+    emb = torch.cat([emb, emb])
+    labels = torch.tensor([0, 0, 1, 1, 0] * 2)
+    groups = torch.zeros(5, dtype=torch.long)
+    assert float(tf.episodic_loss(emb, labels, groups)) == pytest.approx(
+        _reference(emb, labels, groups), rel=1e-4
+    )
+
+
+def test_a_set_with_one_motif_reads_nothing_and_dilutes_nothing() -> None:
+    gen = torch.Generator().manual_seed(0)
+    emb = torch.randn(16, 32, generator=gen)
+    labels = torch.tensor([0, 1, 0, 1, 2, 2, 2, 2] * 2)
+    two_sets = torch.tensor([0, 0, 0, 0, 1, 1, 1, 1])  # set 1: motif 2 only
+    alone = torch.tensor([0, 0, 0, 0, -1, -1, -1, -1])
+    assert float(tf.episodic_loss(emb, labels, two_sets)) == pytest.approx(
+        float(tf.episodic_loss(emb, labels, alone)), rel=1e-5
+    )
+
+
+def test_unknown_art_in_an_episode_is_neither_read_nor_support() -> None:
+    # mix_unknown can relabel a crop of an episode to UNKNOWN_ART: it must count as absent.
+    gen = torch.Generator().manual_seed(1)
+    emb = torch.randn(20, 32, generator=gen, requires_grad=True)
+    lab = torch.tensor([0, 1, 2, 0, 1, 2, tf.UNKNOWN_ART, 0, 1, tf.NOT_DIE])
+    groups = torch.zeros(10, dtype=torch.long)
+    loss = tf.episodic_loss(emb, torch.cat([lab, lab]), groups)
+    loss.backward()
+    assert bool(torch.isfinite(loss.detach())) and torch.isfinite(emb.grad).all()
+    for i in (6, 9):
+        assert float(emb.grad[i].abs().sum()) == 0.0 and float(emb.grad[10 + i].abs().sum()) == 0.0
+    out = groups.clone()
+    out[[6, 9]] = -1
+    assert float(loss.detach()) == pytest.approx(
+        float(tf.episodic_loss(emb.detach(), torch.cat([lab, lab]), out)), rel=1e-6
+    )
+
+
+def test_the_two_views_are_the_first_and_second_half() -> None:
+    # A crop's own second view (index i + n) is close to it; if the halves were paired wrongly
+    # (interleaved), a crop's own other view would count as support and the loss would fall.
+    gen = torch.Generator().manual_seed(2)
+    n = 6
+    first = torch.randn(n, 32, generator=gen)
+    emb = torch.cat([first, first + 0.01 * torch.randn(n, 32, generator=gen)])
+    labels = torch.tensor([0, 1, 2, 0, 1, 2] * 2)
+    groups = torch.zeros(n, dtype=torch.long)
+    assert float(tf.episodic_loss(emb, labels, groups)) == pytest.approx(
+        _reference(emb, labels, groups), rel=1e-4
+    )
+
+
+def test_an_episode_batch_marks_each_crop_with_its_own_set() -> None:
+    import numpy as np
+
+    styles = ["a"] * 20 + ["b"] * 20 + ["c"] * 20 + ["d"] * 20 + ["pip"] * 5
+    labels = np.array([0, 1, 2, 3, 4] * 16 + [tf.UNKNOWN_ART] * 5)
+    groups = tf.episode_groups(styles, labels)
+    gen = torch.Generator().manual_seed(0)
+    head = torch.arange(10)
+    idx, member = tf.episode_batch(head, groups, gen)
+    n = tf.EPISODE_SETS * tf.EPISODE_DICE
+    assert len(idx) == len(member) == 10 + n
+    assert torch.equal(idx[:10], head) and bool((member[:10] == -1).all())
+    names = np.asarray(styles)
+    for j in range(tf.EPISODE_SETS):
+        mine = idx[member == j].numpy()
+        assert len(mine) == tf.EPISODE_DICE and len(set(mine.tolist())) == tf.EPISODE_DICE
+        assert len(set(names[mine])) == 1 and (labels[mine] >= 0).all()
+    assert len({names[idx[member == j].numpy()][0] for j in range(tf.EPISODE_SETS)}) == 3
+    same, none = tf.episode_batch(head, [], gen)
+    assert torch.equal(same, head) and bool((none == -1).all())
