@@ -170,7 +170,7 @@ def test_episode_groups_keep_sets_with_enough_dice_of_two_motifs() -> None:
 F = torch.nn.functional  # the reference below spells the term out crop by crop
 
 
-def _reference(emb, labels, groups):  # type: ignore[no-untyped-def]
+def _reference(emb: Any, labels: Any, groups: Any) -> float:
     """episodic_loss written out crop by crop: both views of the query left out, absent motifs
     masked, margin 0.25 on the query's own motif, scale 16."""
     n, k = len(groups), len(tf.FACES)
