@@ -47,10 +47,20 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     try:
         result = replay_file(args.file)
     except UnreadableRecord as exc:
-        if args.json:
+        if args.json:  # the same object as for a record, with nothing replayed
+            unread = {"line": None, "rule": None, "message": str(exc)}
             print(
                 json.dumps(
-                    {"ok": False, "error": {"line": None, "rule": None, "message": str(exc)}}
+                    {
+                        "ok": False,
+                        "error": unread,
+                        "phases": [],
+                        "totals": {},
+                        "finished": False,
+                        "winners": [],
+                        "losers": [],
+                    },
+                    ensure_ascii=False,
                 )
             )
         print(f"companion replay: {exc}", file=sys.stderr)

@@ -96,3 +96,48 @@ def test_cult_names_in_any_script(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert code == 0 and json.loads(out)["totals"]["Björn"] == 0
     code, out, _ = run(capsys, "--json", write(tmp_path, '[Cults "Bj.rn Zoe"]\n'))
     assert code == 1 and json.loads(out)["error"]["rule"] == "N"
+
+
+def test_combining_marks_are_the_same_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import unicodedata
+
+    # IÄÄ! and a name typed decomposed (NFD, as macOS keyboards and files often hold them)
+    text = '[Cults "Zoë Ben"]\nZoë: I23E1I -> IÄÄ! Cthulhu! Fhtagn! place I23E\n'
+    code, out, _ = run(capsys, "--json", write(tmp_path, unicodedata.normalize("NFD", text)))
+    assert code == 0, out
+    assert json.loads(out)["totals"] == {"Zoë": 0, "Ben": 0}
+
+
+@pytest.mark.parametrize("mark", ["\u2028", "\u2029", "\x85", "\x0c", "\x0b", "\x1c"])
+def test_only_lf_cr_and_crlf_end_a_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], mark: str
+) -> None:
+    # a comment runs to the end of the line: other line breaks of Unicode stay inside it
+    text = GOOD.replace("place I23E\n", f"place I23E  # note{mark}more words\n") + "Ben: 1\n"
+    code, out, _ = run(capsys, "--json", write(tmp_path, text))
+    assert code == 1 and json.loads(out)["error"]["line"] == 4
+    tagged = f'[Cults "Anna Ben"]\n[Event "Cup{mark}2026"]\n' + GOOD.split("\n", 1)[1]
+    code, out, _ = run(capsys, "--json", write(tmp_path, tagged))
+    assert code == 0, out
+
+
+def test_an_unreadable_file_gives_the_whole_json_object(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "--json", str(tmp_path / "nope.txt"))
+    got = json.loads(out)
+    assert code == 2 and got["ok"] is False and got["error"]["rule"] is None
+    assert set(got) == {"ok", "error", "phases", "totals", "finished", "winners", "losers"}
+    code, good, _ = run(capsys, "--json", write(tmp_path, GOOD))
+    assert set(json.loads(good)) == set(got)  # the keys of a record read
+
+
+def test_long_numbers_are_numbers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    big = '[Cults "Anna Ben"]\n[Target "1000000000"]\n' + GOOD.split("\n", 1)[1]
+    code, out, _ = run(capsys, "--json", write(tmp_path, big))
+    assert code == 0, out
+    wrong = GOOD + "score Anna +1000000000\n"
+    code, out, _ = run(capsys, "--json", write(tmp_path, wrong))
+    assert code == 1 and json.loads(out)["error"]["rule"] != "N"

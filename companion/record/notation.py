@@ -33,8 +33,9 @@ GAME_TAGS = ("Cults", "Sets", "Target", "StartRule", "Doublers", "IllegalCall")
 FREE_TAGS = ("Event", "Site", "Date", "Table", "Secretary")
 NAME_RE = re.compile(r"^[\w-]+$")  # letters (any script), digits, _ or -
 #: Numbers in a record are ASCII digits (another script's digits are not read as numbers),
-#: and short: no score, target or phase needs more, and int() of a huge one is slow.
-MAX_DIGITS = 9
+#: and not endless: NOTATION.md sets no limit, so any sensible number is read (a wrong
+#: score of ten digits is SC1, not N), while int() of a 100,000-digit one would be slow.
+MAX_DIGITS = 100
 _UNSIGNED_RE = re.compile(r"^[0-9]+$", re.ASCII)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -178,12 +180,26 @@ def _check_turn_names(g: Game | None, ev: Event) -> None:
             raise notation_error(f"unknown cult '{n}'")
 
 
+def record_lines(text: str) -> list[str]:
+    """The record's lines: ended by LF, CRLF or CR only. str.splitlines would also end a line
+    at a form feed, U+2028 or U+0085, which may stand in a comment or a tag value."""
+    lines = _LINE_END.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()  # the end of the last line, not a line
+    return lines
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
 def replay_text(text: str) -> Replay:
     """Replay a record given as text, stopping at the first line that breaks a rule."""
     b = _Builder()
     if text.startswith("\ufeff"):
         text = text[1:]
-    for lineno, raw in enumerate(text.splitlines(), start=1):
+    # IÄÄ! and names typed with combining marks (NFD, as macOS writes them) are the same text
+    text = unicodedata.normalize("NFC", text)
+    for lineno, raw in enumerate(record_lines(text), start=1):
         try:
             item = parse_line(raw)
             if item is None:
@@ -204,7 +220,7 @@ def replay_text(text: str) -> Replay:
         if (
             "Cults" not in b.out.tags
         ):  # NOTATION.md: Cults is required, also in a record without events
-            lines = text.splitlines()
+            lines = record_lines(text)
             b.out.error = ReplayError(
                 max(1, len(lines)),
                 "N",
