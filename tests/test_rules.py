@@ -294,6 +294,8 @@ def test_D6_legal_all_fhtagn_holds_both() -> None:
 
 def test_D6_illegal() -> None:
     assert fault(game(), "A", "IE2222", "IÄÄ! Ph'nglui! Fhtagn! place IE take center") == "D6"
+    # K8 is its words in its order: turned round, the call holds both words and is no K8
+    assert fault(game(), "A", "EEEEEE", "Fhtagn! Ph'nglui! take center, B") == "D6"
 
 
 def test_D7_legal() -> None:
@@ -321,7 +323,7 @@ def test_O1_illegal() -> None:
     g = game()
     assert fault(g, "A", "I1E222", "Cthulhu! IÄÄ! place I1") == "O1"
     assert fault(g, "A", "I1E222", "IÄÄ! IÄÄ! place I") == "O1"
-    assert fault(g, "A", "EEEEEE", "Fhtagn! Ph'nglui! take center, B") == "O1"
+    assert fault(g, "A", "EEE222", "Ph'nglui! Cthulhu! place 2 take center") == "O1"
 
 
 def test_O2_legal_table_k() -> None:

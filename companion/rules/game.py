@@ -251,7 +251,9 @@ class Game:
     def needs_fault(self, cult: str, roll: tuple[str, ...], call: Call) -> RuleError | None:
         """Stages 5 and 6: the call's shape, then table K's needs."""
         words = set(call)
-        if Word.FHTAGN in words and Word.PHNGLUI in words and words != set(ALL_FHTAGN):
+        # K8 is its words in its order: "Fhtagn! Ph'nglui!" holds both and is no K8 (D6, which
+        # stage 5 cites before O1)
+        if Word.FHTAGN in words and Word.PHNGLUI in words and call != ALL_FHTAGN:
             return RuleError(
                 "D6", "a call never holds both Fhtagn! and Ph'nglui!, except the All-Fhtagn call"
             )
