@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -224,3 +225,25 @@ def test_a_model_without_its_embedding_output_is_refused(
         FaceClassifier(MODEL)
     monkeypatch.setattr(classify, "cpu_session", real)
     assert len(FaceClassifier(MODEL).run(np.zeros((1, 64, 64, 3), np.uint8))) == 2
+
+
+def test_a_large_batch_runs_in_parts_with_the_same_outputs(
+    clf: FaceClassifier, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import companion.vision.classify as classify
+
+    crops = np.random.default_rng(5).integers(0, 256, (21, 64, 64, 3), dtype=np.uint8)
+    whole = clf.run(crops)
+    calls: list[int] = []
+    session_run = clf._session.run
+
+    def counted(names: Any, feed: Any) -> Any:
+        calls.append(len(next(iter(feed.values()))))
+        return session_run(names, feed)
+
+    monkeypatch.setattr(classify, "RUN_BATCH", 8)
+    monkeypatch.setattr(clf._session, "run", counted)
+    parts = clf.run(crops)
+    assert calls == [8, 8, 5]  # never more than RUN_BATCH crops at once: memory stays bounded
+    for a, b in zip(whole, parts, strict=True):
+        assert a.shape == b.shape and np.allclose(a, b, atol=1e-4)

@@ -7,6 +7,7 @@ import dataclasses
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -313,7 +314,13 @@ def test_cli_errors_are_one_sentence(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert err.count("\n") == 1 and "does not exist" in err and "Traceback" not in err
     (tmp_path / "d" / "I").mkdir(parents=True)
     assert _cli(["enroll", str(tmp_path / "d"), "--out", str(tmp_path / "p")]) == 1
+    assert "has no folder 1, 2, 3, E" in capsys.readouterr().err
+    for face in FACES[1:]:
+        (tmp_path / "d" / face).mkdir()
+    assert _cli(["enroll", str(tmp_path / "d"), "--out", str(tmp_path / "p")]) == 1
     assert "holds no PNG or JPEG" in capsys.readouterr().err
+    for face in FACES[1:]:
+        (tmp_path / "d" / face).rmdir()
     assert (
         _cli(
             [
@@ -442,3 +449,71 @@ def test_a_find_unlike_the_table_is_dropped_only_where_the_model_doubts_it(
         assert e.face == UNKNOWN or not doubted, (a, e)
     assert any(r.not_die and not a.not_die for a, r in zip(alone, everything_far, strict=True))
     assert any(not r.not_die for r in everything_far)  # dice the model is sure of stay
+
+
+def test_a_damaged_profile_is_one_sentence(tmp_path: Path, clf: FaceClassifier) -> None:
+    crops, labels, frames = _enrolment_crops(HELD_OUT[5], 1)
+    good = tmp_path / "good"
+    fit_profile(clf, crops, labels, frames).save(good)
+    npz, meta = (good / "profile.npz").read_bytes(), (good / "profile.json").read_text()
+
+    def damaged(name: str, data: bytes | str) -> Path:
+        d = tmp_path / f"bad{len(list(tmp_path.iterdir()))}"
+        d.mkdir()
+        (d / "profile.npz").write_bytes(npz)
+        (d / "profile.json").write_text(meta)
+        target = d / name
+        target.write_bytes(data) if isinstance(data, bytes) else target.write_text(data)
+        return d
+
+    m = json.loads(meta)
+    cases = [
+        damaged("profile.npz", npz[:1500]),  # cut short
+        damaged("profile.npz", b""),
+        damaged("profile.npz", bytes(range(256)) * 8),
+        damaged("profile.json", "[1, 2]"),
+        damaged("profile.json", json.dumps({k: v for k, v in m.items() if k != "classes"})),
+        damaged("profile.json", json.dumps({**m, "classes": None})),
+        damaged("profile.json", json.dumps({**m, "classes": 5})),
+    ]
+    for folder in cases:
+        with pytest.raises(EnrolmentError) as err:
+            Profile.load(folder, clf)
+        assert str(folder) in str(err.value) and "\n" not in str(err.value)
+    # numbers that are no numbers would print a confidence no JSON can carry
+    with np.load(good / "profile.npz") as z:
+        arrays = {k: z[k].copy() for k in z.files}
+    arrays["weights"][0, 0] = np.nan
+    nan = tmp_path / "nan"
+    nan.mkdir()
+    np.savez(nan / "profile.npz", **arrays)
+    (nan / "profile.json").write_text(meta)
+    with pytest.raises(EnrolmentError, match="damaged"):
+        Profile.load(nan, clf)
+
+
+def test_enrolment_folders_that_cannot_be_read_are_one_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    afile = tmp_path / "frames.jpg"
+    afile.write_bytes(b"x")
+    assert _cli(["enroll", str(afile), "--out", str(tmp_path / "p")]) == 1
+    assert "is a file" in capsys.readouterr().err
+    for face in FACES[:-1]:
+        (tmp_path / "d" / face).mkdir(parents=True)
+    (tmp_path / "d" / "I" / "one.jpg").write_bytes(b"x")
+    assert _cli(["enroll", str(tmp_path / "d"), "--out", str(tmp_path / "p")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no folder E" in err
+    (tmp_path / "d" / "E").mkdir()
+    real = Path.iterdir
+
+    def refuse(self: Path) -> Any:
+        if self.name == "I":
+            raise PermissionError(13, "Permission denied")
+        return real(self)
+
+    monkeypatch.setattr(Path, "iterdir", refuse)
+    assert _cli(["enroll", str(tmp_path / "d"), "--out", str(tmp_path / "p")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Permission denied" in err and "Traceback" not in err

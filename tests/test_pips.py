@@ -318,6 +318,10 @@ def test_cli_text_output_counts_pip_values(
     good = tmp_path / "pips.png"
     cv2.imwrite(str(good), frame.image)
     args = _parser().parse_args(["read", str(good), "--dice", "d6"])
+    assert args.func(args) == 0  # VISION.md: "--dice d6 [--json]" prints the same JSON
+    line = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert line["image"] == str(good) and len(line["dice"]) >= 1
+    args = _parser().parse_args(["read", str(good), "--dice", "d6", "--text"])
     assert args.func(args) == 0
     first = capsys.readouterr().out.splitlines()[0]
     counted = sum(

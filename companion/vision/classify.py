@@ -84,6 +84,9 @@ class ProfileHead(Protocol):
 
 
 ENROL_MODEL_ENV = "COMPANION_ENROL_MODEL"
+#: Crops the network sees at once: the activations of a batch take ~1.5 MB a crop, so 256
+#: keep a read of any size within a few hundred MB on a 4 GB Pi.
+RUN_BATCH = 256
 
 
 def default_model_path() -> Path:
@@ -308,6 +311,9 @@ class FaceClassifier:
             return np.zeros((0, len(FACES) + self.knows_non_dice), np.float32), np.zeros(
                 (0, 0), np.float32
             )
+        if len(crops) > RUN_BATCH:  # memory bounded: enrolment runs every die at 4 angles
+            parts = [self.run(crops[i : i + RUN_BATCH]) for i in range(0, len(crops), RUN_BATCH)]
+            return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
         logits, emb = self._session.run(None, {self._input: crops.astype(np.float32)})
         return np.asarray(logits, np.float32), np.asarray(emb, np.float32)
 

@@ -25,6 +25,7 @@ import hashlib
 import io
 import json
 import os
+import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -235,17 +236,31 @@ class Profile:
                 tuple(float(meta["limits"][f]) for f in FACES) if meta.get("limits") else (),
                 float(meta.get("doubt", DOUBT_FLOOR)),
             )
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+            classes = tuple(meta["classes"])
+        # a damaged file too: a cut or empty zip, JSON of another shape
+        except (
+            OSError,
+            ValueError,
+            KeyError,
+            TypeError,
+            AttributeError,
+            EOFError,
+            zipfile.BadZipFile,
+        ) as exc:
             raise EnrolmentError(f"cannot read the profile in {d}: {exc}") from None
         k = len(FACES)
         if (
-            tuple(meta["classes"]) != FACES
+            classes != FACES
             or weights.ndim != 2
             or weights.shape[1] != k
             or bias.shape != (k,)
             or protos.shape != (k, weights.shape[0])
         ):
             raise EnrolmentError(f"the profile in {d} is not a face profile")
+        numbers = (weights, bias, protos, prof.threshold, prof.min_similarity, prof.limits)
+        if not all(np.isfinite(np.asarray(x, np.float64)).all() for x in numbers):
+            # NaN would read as a confidence no JSON can carry
+            raise EnrolmentError(f"the profile in {d} is damaged (not a number); enrol again")
         if not 0.0 <= prof.doubt <= 1.0:  # NaN too: a damaged doubt would read every die `?`
             raise EnrolmentError(f"the profile in {d} is damaged (doubt {prof.doubt}); enrol again")
         if classifier is not None and prof.model != model_digest(classifier.path):
@@ -540,8 +555,18 @@ class Enrolment:
 def collect(folder: str | Path, finder: Finder | None = None) -> Enrolment:
     """Crops and labels of every die in DIR/<face>/*.png|jpg, and the frame of each."""
     root = Path(folder)
+    if root.exists() and not root.is_dir():
+        raise EnrolmentError(
+            f"{root} is a file; enrolment needs a folder of folders {'/'.join(FACES)}"
+        )
     if not root.is_dir():
         raise EnrolmentError(f"enrolment folder {root} does not exist")
+    missing = [face for face in FACES if not (root / face).is_dir()]
+    if missing:  # before any frame is read: the whole layout is wrong, not one frame
+        raise EnrolmentError(
+            f"{root} has no folder {', '.join(missing)}; enrolment needs folders "
+            f"{', '.join(FACES)}, one for each motif"
+        )
     find = finder or _default_finder()
     crops: list[npt.NDArray[np.uint8]] = []
     labels: list[int] = []
@@ -550,11 +575,10 @@ def collect(folder: str | Path, finder: Finder | None = None) -> Enrolment:
     frame_no = 0
     for k, face in enumerate(FACES):
         sub = root / face
-        files = (
-            sorted(p for p in sub.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
-            if sub.is_dir()
-            else []
-        )
+        try:
+            files = sorted(p for p in sub.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        except OSError as exc:
+            raise EnrolmentError(f"cannot read the folder {sub}: {exc.strerror or exc}") from None
         if not files:
             raise EnrolmentError(
                 f"{sub} holds no PNG or JPEG frames; enrolment needs folders {', '.join(FACES)}"

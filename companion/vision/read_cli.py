@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -53,7 +54,16 @@ def add_read(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default="motifs",
         help="motifs: this game's dice (default); d6: ordinary pip dice, face 1-6",
     )
-    p.add_argument("--json", action="store_true", help="one JSON object per image per line")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON object per image per line (the default with --dice d6)",
+    )
+    p.add_argument(
+        "--text",
+        action="store_true",
+        help="with --dice d6: each image's pip values counted, for a person, instead of JSON",
+    )
     p.set_defaults(func=cmd_read)
 
 
@@ -118,10 +128,16 @@ def cmd_read(args: argparse.Namespace) -> int:
         print(f"companion vision read: {_sentence(exc)}", file=sys.stderr)
         return 2
     status = 0
-    for result in read_images(reader, args.images):
-        if result.error is not None:
-            status = 1
-        print(result.to_json() if args.json else result.to_text(), flush=True)
+    # VISION.md gives pip dice as JSON with or without --json ("--dice d6 [--json]"); --text
+    # asks for the count of each pip value a person reads at the table
+    as_json = args.json or (args.dice == "d6" and not args.text)
+    try:
+        for result in read_images(reader, args.images):
+            if result.error is not None:
+                status = 1
+            print(result.to_json() if as_json else result.to_text(), flush=True)
+    except BrokenPipeError:  # whoever read our output stopped (| head): no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return status
 
 
