@@ -11,8 +11,8 @@ import numpy.typing as npt
 import pytest
 
 from benchmarks import real_dice
-from companion.evaluation.scoring import Tally, tally_frame
-from companion.synth import HELD_OUT, render_frame
+from companion.evaluation.scoring import Tally, match_points, tally_frame
+from companion.synth import HELD_OUT, VALIDATION, render_frame
 from companion.synth.closeup import render_closeup
 from companion.synth.squares import lay_over, paste_markers
 from companion.synth.table import SQUARE_SURFACE
@@ -428,3 +428,25 @@ def test_one_session_per_model_file_and_thread_count(monkeypatch: pytest.MonkeyP
     monkeypatch.chdir(path.parent)
     assert load_session(path.name, threads=1) is sess  # a relative path is resolved first
     assert load_session(path, threads=2) is not sess
+
+
+def test_a_big_frame_is_seen_at_the_scale_the_network_learnt() -> None:
+    from companion.vision.detect_net import FRAME_LONG, INPUT_MOST, input_long_for
+
+    assert input_long_for(640) == input_long_for(FRAME_LONG) == INPUT_LONG
+    assert input_long_for(2304) == 928 and input_long_for(3280) == INPUT_MOST == 1280
+    for long_side in (1281, 1920, 2304, 3280, 4608, 20000):
+        size = input_long_for(long_side)
+        assert size % 32 == 0 and INPUT_LONG <= size <= INPUT_MOST
+        # a 40-px die (VISION.md's smallest) keeps ~16 input pixels until the input's cap
+        assert 40 * size / long_side >= min(15.0, 40 * INPUT_MOST / long_side)
+
+
+@pytest.mark.slow
+def test_small_dice_of_a_big_frame_are_found() -> None:
+    # VISION.md fixes the die's edge (40-160 px), not the frame's size: at a fixed input of
+    # 512 a 40-px die of a 3280x2464 frame was 6 px and 17 of 96 were found
+    f = render_frame(5001, n_dice=16, size=(3280, 2464), styles=VALIDATION, edge_range=(40, 48))
+    found = find_dice_net(f.image)
+    pairs = match_points([d.center for d in found], [d.corners for d in f.dice])
+    assert len(pairs) >= 15 and len(found) <= 17

@@ -38,6 +38,21 @@ STRIDE = 4
 THRESHOLD = 0.5
 LOW_THRESHOLD = 0.4
 INPUT_LONG = 512
+#: A frame longer than FRAME_LONG is given a longer input, up to INPUT_MOST, so that the
+#: network sees it at the scale of the 1280-pixel frames it learnt from: a die of 40 px
+#: (VISION.md's smallest) is ~16 input pixels in any frame. At 512 a 40-px die of a
+#: 3280x2464 frame was 6 px and mostly never found (renders of validation styles: 17 of 96).
+FRAME_LONG = 1280
+INPUT_MOST = 1280
+
+
+def input_long_for(long_side: int) -> int:
+    """The network input's long side for a frame whose long side is ``long_side``."""
+    if long_side <= FRAME_LONG:
+        return INPUT_LONG
+    return min(INPUT_MOST, round(INPUT_LONG * long_side / FRAME_LONG / 32) * 32)
+
+
 MIN_EDGE_PX = 28.0
 # Large dice of a strongly marbled or striped body: at 512 the network takes
 # the stripes across a die of 40-64 input pixels for edges and misses most of
@@ -254,10 +269,11 @@ def find_dice_net(
     low: float | None = None,
     settings: NetSettings | None = None,
     session: Any = None,
-    input_long: int = INPUT_LONG,
+    input_long: int | None = None,
     threads: int = 2,
 ) -> list[FoundDie]:
-    """Every die in a BGR frame, as :class:`FoundDie` in frame pixels."""
+    """Every die in a BGR frame, as :class:`FoundDie` in frame pixels (``input_long``: the
+    network input's long side; by default ``input_long_for`` the frame)."""
     if image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
         raise ValueError("image must be an H x W x 3 BGR array")
     cfg = settings or NetSettings()
@@ -267,7 +283,8 @@ def find_dice_net(
         cfg = replace(cfg, low=low)
     sess = session if session is not None else load_session(threads=threads)
     h, w = image_bgr.shape[:2]
-    cands = _candidates(sess, image_bgr, input_long, min(cfg.low, cfg.threshold))
+    size = input_long if input_long is not None else input_long_for(max(h, w))
+    cands = _candidates(sess, image_bgr, size, min(cfg.low, cfg.threshold))
     if cfg.drop_below > 0 or cfg.promote_at <= 1:
         cands = [
             replace(c, second=second_look(sess, image_bgr, c, cfg.look_px))

@@ -33,9 +33,9 @@ import numpy.typing as npt
 
 from companion.vision.crop import cut_faces
 from companion.vision.detect_net import (
-    INPUT_LONG,
     Candidate,
     NetSettings,
+    input_long_for,
     load_session,
     one_per_die,
     second_look,
@@ -91,7 +91,8 @@ def find_and_read(
     sess = session if session is not None else load_session(threads=threads)
     h, w = image_bgr.shape[:2]
     floor = min(cfg.floor, net.low)
-    all_peaks = zoomed_peaks(sess, image_bgr, INPUT_LONG, floor, cfg.most, net.min_edge, net)
+    size = input_long_for(max(h, w))
+    all_peaks = zoomed_peaks(sess, image_bgr, size, floor, cfg.most, net.min_edge, net)
     big = [c for c in all_peaks if c.edge >= net.min_edge]
     cands = [c for c in big if c.score >= net.threshold]
     cands += [c for c in big if c.score < net.threshold][: cfg.weak]  # still strongest first
