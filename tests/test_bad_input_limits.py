@@ -71,7 +71,26 @@ def _wav(rate: int, data: bytes) -> bytes:
     return b"RIFF" + struct.pack("<I", 4 + len(body)) + body
 
 
+def _progressive_jpeg(width: int = 96, height: int = 64) -> bytes:
+    import cv2
+    import numpy as np
+
+    image = np.random.default_rng(1).integers(0, 256, (height, width, 3), dtype=np.uint8)
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_PROGRESSIVE, 1])
+    assert ok
+    return bytes(buf)
+
+
+def _scan_bomb(scans: int = 20_000) -> bytes:
+    """A small progressive JPEG whose last scan is repeated: each scan is decoded over the
+    whole frame, so thousands of them take minutes however small the file."""
+    data = _progressive_jpeg()
+    last = data.rindex(b"\xff\xda")
+    return data[:last] + data[last:-2] * scans + b"\xff\xd9"
+
+
 CASES: dict[str, tuple[str, str, Callable[[], bytes] | None]] = {
+    "jpeg of 20000 scans": ("image", "scans.jpg", _scan_bomb),
     "png 30000x30000": ("image", "big.png", lambda: _png(30000, 30000)),
     "png chunk of 1 GB": ("image", "chunk.png", lambda: _png(64, 64, 2**30)),
     "wav at 1 Hz": ("wav", "1hz.wav", lambda: _wav(1, b"\0" * 32000)),
@@ -107,3 +126,16 @@ def test_refused_within_two_seconds_and_500_mb(tmp_path: Path, name: str) -> Non
     assert refused == "True"
     assert float(seconds) <= 2.0 and float(peak_mb) <= 500.0, proc.stdout
     assert float(grown_mb) <= 50.0, proc.stdout  # the check itself allocates next to nothing
+
+
+def test_an_ordinary_progressive_jpeg_is_read(tmp_path: Path) -> None:
+    from companion.vision.image_file import MAX_JPEG_SCANS, ImageFileError, load_image
+
+    data = _progressive_jpeg()
+    assert 1 < data.count(b"\xff\xda") <= MAX_JPEG_SCANS  # libjpeg's progressive scans
+    (tmp_path / "p.jpg").write_bytes(data)
+    assert load_image(tmp_path / "p.jpg").shape == (64, 96, 3)
+    # refused by counting before any decoding, not by the decoder giving up
+    (tmp_path / "bomb.jpg").write_bytes(_scan_bomb(MAX_JPEG_SCANS))
+    with pytest.raises(ImageFileError, match="scans"):
+        load_image(tmp_path / "bomb.jpg")

@@ -21,6 +21,8 @@ import numpy.typing as npt
 MAX_SIDE = 8192
 MAX_PIXELS = 20_000_000
 MAX_FILE_BYTES = 64 * 1024 * 1024
+#: Progressive JPEGs have about 10 scans (libjpeg, mozjpeg up to ~20).
+MAX_JPEG_SCANS = 64
 FORMATS = "PNG, JPEG or BMP"
 # A damaged file gets one sentence from here; OpenCV's own warnings on stderr would add more.
 cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
@@ -115,6 +117,14 @@ def decode_image(data: bytes) -> npt.NDArray[np.uint8]:
     """BGR pixels of PNG, JPEG or BMP bytes, the size checked before decoding."""
     width, height = image_size(data)
     check_size(width, height)
+    # Each scan of a progressive JPEG is decoded over the whole frame: a small file of
+    # thousands of scans (a "scan bomb") would take minutes. In entropy-coded data 0xFF is
+    # always followed by 0x00 or a restart marker, so FF DA counts the scans exactly.
+    scans = data.count(b"\xff\xda") if data.startswith(b"\xff\xd8") else 0
+    if scans > MAX_JPEG_SCANS:
+        raise ImageFileError(
+            f"it is a JPEG of {scans} scans; a camera frame has at most a few dozen"
+        )
     image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if image is None:
         raise ImageFileError("it cannot be decoded (cut short or damaged)")
