@@ -231,7 +231,21 @@ def add_demo(sub: Subparsers) -> None:
     d.set_defaults(func=_cmd_demo)
 
 
+def _utf8_out() -> None:
+    """Records, names and motifs are UTF-8 (IÄÄ!, Zoë): a stream whose locale cannot carry
+    them (LANG=C on an old system, PYTHONIOENCODING=ascii) writes UTF-8 instead of failing
+    with a traceback half-way through the output."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            "IÄÄ".encode(stream.encoding or "ascii")
+        except (LookupError, UnicodeEncodeError):
+            reconfigure = getattr(stream, "reconfigure", None)
+            if reconfigure is not None:
+                reconfigure(encoding="utf-8")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _utf8_out()
     parser = build_parser()
     args = parser.parse_args(argv)
     func = getattr(args, "func", None)

@@ -141,3 +141,20 @@ def test_long_numbers_are_numbers(tmp_path: Path, capsys: pytest.CaptureFixture[
     wrong = GOOD + "score Anna +1000000000\n"
     code, out, _ = run(capsys, "--json", write(tmp_path, wrong))
     assert code == 1 and json.loads(out)["error"]["rule"] != "N"
+
+
+def test_a_stream_that_cannot_carry_the_names_gets_utf8(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    text = '[Cults "Zoë Ben"]\nZoë: I23E1I -> IÄÄ! Cthulhu! Fhtagn! place I23E\n'
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    run = subprocess.run(
+        [sys.executable, "-m", "companion", "replay", "--json", write(tmp_path, text)],
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout.decode("utf-8"))["totals"] == {"Zoë": 0, "Ben": 0}
