@@ -87,8 +87,13 @@ def test_apply_line_checks_the_record_format() -> None:
     assert exc.value.rule == "N" and not rec.lines
     rec.apply_line(PhaseLine(1, "A"))
     assert not rec.phase_line_due()
-    with pytest.raises(RuleError, match="this is phase 2, not phase 1"):  # phase 1 stands already
-        rec.apply_line(PhaseLine(1, "A"))
+    for number in (1, 2):  # phase 1 stands already and has not ended: no phase line now
+        with pytest.raises(RuleError, match="phase 1 has not ended") as exc:
+            rec.apply_line(PhaseLine(number, "A"))
+        assert exc.value.rule == "E4"
+    with pytest.raises(RuleError, match="this is phase 2, not phase 3") as exc:
+        rec.apply_line(PhaseLine(3, "A"))
+    assert exc.value.rule == "N"
     with pytest.raises(RuleError) as exc:
         rec.apply_line(ScoreLine((("A", 0),)))
     assert exc.value.rule == "E4"

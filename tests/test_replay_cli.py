@@ -158,3 +158,24 @@ def test_a_stream_that_cannot_carry_the_names_gets_utf8(tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout.decode("utf-8"))["totals"] == {"Zoë": 0, "Ben": 0}
+
+
+def test_a_phase_line_after_its_phases_first_turn_is_e4(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # NOTATION.md: "a wrong number is N; a phase line while the running phase has not ended
+    # is E4". The running phase's own number is not wrong: the line stands where none may.
+    text = GOOD + "phase 1\n"
+    code, out, _ = run(capsys, "--json", write(tmp_path, text))
+    assert code == 1 and (json.loads(out)["error"]["line"], json.loads(out)["error"]["rule"]) == (
+        4,
+        "E4",
+    )
+    twice = '[Cults "Anna Ben"]\nphase 1 start Anna\nphase 1 start Anna\n' + GOOD.split("\n")[2]
+    code, out, _ = run(capsys, "--json", write(tmp_path, twice + "\n"))
+    assert code == 1 and json.loads(out)["error"]["rule"] == "E4"
+    # the next phase's number while this one runs: E4 too; any other number: N
+    code, out, _ = run(capsys, "--json", write(tmp_path, GOOD + "phase 2\n"))
+    assert json.loads(out)["error"]["rule"] == "E4"
+    code, out, _ = run(capsys, "--json", write(tmp_path, GOOD + "phase 5\n"))
+    assert json.loads(out)["error"]["rule"] == "N"

@@ -55,7 +55,16 @@ class RecordedGame:
         elif isinstance(ev, PhaseLine):
             if ev.start is not None and ev.start not in g.cults:
                 raise RuleError("N", f"{ev.start} is not a cult of this game")
-            want = g.phase if self.phase_line_due() else g.phase + 1
+            due = self.phase_line_due()
+            if not due and not g.finished and ev.number in (g.phase, g.phase + 1):
+                # After the running phase's first turn or its own line, its number or the next
+                # is no wrong number: the line stands where none may (NOTATION.md: "a phase
+                # line while the running phase has not ended is E4"). Before, the next number
+                # with no turn yet was taken, and the record's phases ran one behind.
+                raise RuleError(
+                    "E4", f"phase {g.phase} has not ended: a phase line stands before its turns"
+                )
+            want = g.phase if due else g.phase + 1
             if ev.number != want:
                 raise RuleError("N", f"this is phase {want}, not phase {ev.number}")
             g.open_phase(ev.start)
