@@ -232,16 +232,22 @@ def add_demo(sub: Subparsers) -> None:
 
 
 def _utf8_out() -> None:
-    """Records, names and motifs are UTF-8 (IÄÄ!, Zoë): a stream whose locale cannot carry
-    them (LANG=C on an old system, PYTHONIOENCODING=ascii) writes UTF-8 instead of failing
-    with a traceback half-way through the output."""
+    """Records, names and messages are UTF-8 (IÄÄ!, Σοφία, "…"): a stream in another encoding
+    (PYTHONIOENCODING=ascii or latin-1, an old LANG=C) writes UTF-8 instead of failing with a
+    traceback half-way through the output. A closed stream (None) is left alone."""
+    import codecs
+
     for stream in (sys.stdout, sys.stderr):
+        encoding = getattr(stream, "encoding", None)
+        reconfigure = getattr(stream, "reconfigure", None)
+        if not encoding or reconfigure is None:
+            continue
         try:
-            "IÄÄ".encode(stream.encoding or "ascii")
-        except (LookupError, UnicodeEncodeError):
-            reconfigure = getattr(stream, "reconfigure", None)
-            if reconfigure is not None:
-                reconfigure(encoding="utf-8")
+            utf = codecs.lookup(encoding).name.startswith("utf")
+        except LookupError:
+            utf = False
+        if not utf:
+            reconfigure(encoding="utf-8")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -27,9 +27,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .rules.faces import DIE_SIDES, FACES
+from .rules.verdicts import RuleError
 
 if TYPE_CHECKING:
     from rich.table import Table
+
+    from .record.replay import Replay
 
 #: C2: the chance of each motif on a fair die.
 EXPECTED_P: dict[str, float] = {f: DIE_SIDES.count(f) / len(DIE_SIDES) for f in FACES}
@@ -192,18 +195,19 @@ def rolls_of_events(events: Iterable[object]) -> list[tuple[str, ...]]:
 
 
 def game_from_record_text(name: str, text: str) -> GameRolls:
-    """A record's tags and rolls (comment lines, such as illegal calls, are not rolls)."""
-    from .record.notation import Tag, parse_line
+    """A record's tags and rolls (comment lines, such as illegal calls, are not rolls), read as
+    replay reads it (BOM, combining marks, line ends); raises RuleError on a bad line."""
+    from .record.replay import replay_text
 
-    tags: dict[str, str] = {}
-    events = []
-    for raw in text.splitlines():
-        item = parse_line(raw)
-        if isinstance(item, Tag):
-            tags[item.name] = item.value
-        elif item is not None:
-            events.append(item)
-    return GameRolls(name, tags, rolls_of_events(events))
+    r = replay_text(text)
+    if r.error is not None:
+        raise RuleError(r.error.rule, r.error.message)
+    return game_from_replay(name, r)
+
+
+def game_from_replay(name: str, r: Replay) -> GameRolls:
+    """The tags and rolls of a record replay has read."""
+    return GameRolls(name, dict(r.tags), rolls_of_events(ev for _, ev in r.events))
 
 
 class StatsError(Exception):
@@ -264,7 +268,7 @@ def games_from_paths(paths: list[str]) -> tuple[list[GameRolls], list[str]]:
         if r.error is not None:  # rolls of a record that breaks the rules may be made up
             aside.append(f"{p}, line {r.error.line}: {r.error.rule}: {r.error.message}")
             continue
-        games.append(game_from_record_text(p.name, text))
+        games.append(game_from_replay(p.name, r))  # as replay read it: one reading
     return games, aside
 
 

@@ -129,12 +129,25 @@ def test_refused_within_two_seconds_and_500_mb(tmp_path: Path, name: str) -> Non
 
 
 def test_an_ordinary_progressive_jpeg_is_read(tmp_path: Path) -> None:
-    from companion.vision.image_file import MAX_JPEG_SCANS, ImageFileError, load_image
+    import numpy as np
+
+    from companion.vision.image_file import (
+        MAX_JPEG_SCANS,
+        ImageFileError,
+        jpeg_scans,
+        load_image,
+    )
 
     data = _progressive_jpeg()
     assert 1 < data.count(b"\xff\xda") <= MAX_JPEG_SCANS  # libjpeg's progressive scans
     (tmp_path / "p.jpg").write_bytes(data)
     assert load_image(tmp_path / "p.jpg").shape == (64, 96, 3)
+    # a phone's Motion Photo carries a video after the image: its bytes hold FF DA by chance
+    video = np.random.default_rng(2).integers(0, 256, 5_000_000, dtype=np.uint8).tobytes()
+    assert video.count(b"\xff\xda") > MAX_JPEG_SCANS
+    (tmp_path / "motion.jpg").write_bytes(data + video)
+    assert jpeg_scans(data + video) == jpeg_scans(data)
+    assert load_image(tmp_path / "motion.jpg").shape == (64, 96, 3)
     # refused by counting before any decoding, not by the decoder giving up
     (tmp_path / "bomb.jpg").write_bytes(_scan_bomb(MAX_JPEG_SCANS))
     with pytest.raises(ImageFileError, match="scans"):

@@ -145,3 +145,19 @@ def test_stats_of_nothing_readable(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main(["stats", str(tmp_path / "nope.txt")]) == 2
     err = capsys.readouterr().err
     assert err.count("nope.txt") == 1 and "no such file" in err
+
+
+def test_stats_read_every_record_replay_reads(tmp_path: Path) -> None:
+    import unicodedata
+
+    from companion.dicestats import games_from_paths
+
+    body = (
+        '[Cults "Zoë Ben"]\n[Event "Cup\u2028final"]\n'
+        "Zoë: I23E1I -> IÄÄ! Cthulhu! Fhtagn! place I23E\n"
+    )
+    (tmp_path / "nfd.txt").write_text(unicodedata.normalize("NFD", body), encoding="utf-8")
+    (tmp_path / "bom.txt").write_text("\ufeff" + body, encoding="utf-8")
+    games, aside = games_from_paths([str(tmp_path / "nfd.txt"), str(tmp_path / "bom.txt")])
+    assert aside == [] and [g.rolls for g in games] == [[tuple("I23E1I")]] * 2
+    assert games[0].tags["Event"] == "Cup\u2028final"

@@ -148,16 +148,29 @@ def test_a_stream_that_cannot_carry_the_names_gets_utf8(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    text = '[Cults "Zoë Ben"]\nZoë: I23E1I -> IÄÄ! Cthulhu! Fhtagn! place I23E\n'
-    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
-    run = subprocess.run(
-        [sys.executable, "-m", "companion", "replay", "--json", write(tmp_path, text)],
-        capture_output=True,
-        env=env,
+    text = '[Cults "Σοφία Ben"]\nΣοφία: I23E1I -> IÄÄ! Cthulhu! Fhtagn! place I23E\n'
+    path = write(tmp_path, text)
+    for encoding in ("ascii", "latin-1"):  # latin-1 carries IÄÄ! but not Σοφία
+        env = {**os.environ, "PYTHONIOENCODING": encoding}
+        for extra in (["--json"], []):
+            run = subprocess.run(
+                [sys.executable, "-m", "companion", "replay", *extra, path],
+                capture_output=True,
+                env=env,
+                timeout=60,
+            )
+            assert run.returncode == 0, run.stderr
+            assert "Σοφία" in run.stdout.decode("utf-8")
+    closed = subprocess.run(
+        [sys.executable, "-m", "companion", "replay", path],
+        stdout=None,
         timeout=60,
+        stdin=subprocess.DEVNULL,
+        capture_output=False,
+        close_fds=True,
+        preexec_fn=lambda: os.close(1),
     )
-    assert run.returncode == 0, run.stderr
-    assert json.loads(run.stdout.decode("utf-8"))["totals"] == {"Zoë": 0, "Ben": 0}
+    assert closed.returncode == 0  # a closed stdout is no reason for a traceback
 
 
 def test_a_phase_line_after_its_phases_first_turn_is_e4(

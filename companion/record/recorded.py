@@ -62,7 +62,7 @@ class RecordedGame:
                 # line while the running phase has not ended is E4"). Before, the next number
                 # with no turn yet was taken, and the record's phases ran one behind.
                 raise RuleError(
-                    "E4", f"phase {g.phase} has not ended: a phase line stands before its turns"
+                    "E4", f"phase {g.phase} has not ended: no phase line may stand here"
                 )
             want = g.phase if due else g.phase + 1
             if ev.number != want:

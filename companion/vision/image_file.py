@@ -9,6 +9,7 @@ sentence, before OpenCV allocates anything.
 
 from __future__ import annotations
 
+import re
 import struct
 from pathlib import Path
 
@@ -113,14 +114,51 @@ def check_size(width: int, height: int) -> None:
         )
 
 
+#: A marker inside entropy-coded data: 0xFF followed by a byte other than 0x00 (a stuffed
+#: 0xFF), a restart marker or another fill 0xFF.
+_SCAN_END = re.compile(rb"\xff+([^\x00\xd0-\xd7\xff])")
+
+
+def jpeg_scans(data: bytes) -> int:
+    """The scans (SOS markers) of a JPEG's main image: segments skipped by their length, a
+    scan's coded data searched for the next marker, up to the end of the image. A thumbnail
+    inside APP1, or a video a phone appends after the image (Motion Photos), is not counted:
+    in such bytes FF DA turns up by chance about once in 64 KiB."""
+    if not data.startswith(b"\xff\xd8"):
+        return 0
+    i, n = 2, 0
+    while i + 4 <= len(data):
+        if data[i] != 0xFF:  # stray bytes between segments: skip to the next marker, as libjpeg
+            i = data.find(b"\xff", i)
+            if i < 0:
+                break
+            continue
+        marker = data[i + 1]
+        if marker == 0xFF:  # fill byte
+            i += 1
+            continue
+        if marker == 0xD9:  # end of image
+            break
+        if marker == 0x01 or 0xD0 <= marker <= 0xD7:  # markers without a length
+            i += 2
+            continue
+        i += 2 + int.from_bytes(data[i + 2 : i + 4], "big")
+        if marker == 0xDA:
+            n += 1
+            hit = _SCAN_END.search(data, i)
+            if hit is None:
+                break
+            i = hit.start(1) - 1
+    return n
+
+
 def decode_image(data: bytes) -> npt.NDArray[np.uint8]:
     """BGR pixels of PNG, JPEG or BMP bytes, the size checked before decoding."""
     width, height = image_size(data)
     check_size(width, height)
     # Each scan of a progressive JPEG is decoded over the whole frame: a small file of
-    # thousands of scans (a "scan bomb") would take minutes. In entropy-coded data 0xFF is
-    # always followed by 0x00 or a restart marker, so FF DA counts the scans exactly.
-    scans = data.count(b"\xff\xda") if data.startswith(b"\xff\xd8") else 0
+    # thousands of scans (a "scan bomb") would take minutes.
+    scans = jpeg_scans(data)
     if scans > MAX_JPEG_SCANS:
         raise ImageFileError(
             f"it is a JPEG of {scans} scans; a camera frame has at most a few dozen"
