@@ -46,3 +46,16 @@ def test_examples_present() -> None:
     # CI lays shared/ beside the clone; if it is missing the parametrized test would
     # silently vanish, so say so loudly here instead.
     assert Path(RECORDS).is_dir(), f"{RECORDS} is missing"
+
+
+@pytest.mark.skipif(not NAMES, reason="shared/examples/records is not beside the repository")
+@pytest.mark.parametrize("line", ["phase 1", "phase 2", "phase 99", "Anna: 111111 -> give 1"])
+def test_any_phase_or_turn_line_after_the_end_is_g1(tmp_path: Path, line: str) -> None:
+    # NOTATION.md: "A turn or phase line after the game has ended is G1", whatever its number
+    from companion.record.replay import replay_text
+
+    text = (RECORDS / "legal-002.txt").read_text(encoding="utf-8")
+    ended = replay_text(text).to_json()
+    assert ended["ok"] and ended["finished"]
+    got = replay_text(text.rstrip("\n") + "\n" + line.replace("Anna", ended["winners"][0]) + "\n")
+    assert got.error is not None and got.error.rule == "G1", got.error

@@ -55,8 +55,10 @@ class RecordedGame:
         elif isinstance(ev, PhaseLine):
             if ev.start is not None and ev.start not in g.cults:
                 raise RuleError("N", f"{ev.start} is not a cult of this game")
+            if g.finished:  # NOTATION.md: "A turn or phase line after the game has ended is G1"
+                raise RuleError("G1", "the game has ended")
             due = self.phase_line_due()
-            if not due and not g.finished and ev.number in (g.phase, g.phase + 1):
+            if not due and ev.number in (g.phase, g.phase + 1):
                 # After the running phase's first turn or its own line, its number or the next
                 # is no wrong number: the line stands where none may (NOTATION.md: "a phase
                 # line while the running phase has not ended is E4"). Before, the next number
