@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .rules.faces import DIE_SIDES, FACES
-from .rules.verdicts import RuleError
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -192,17 +191,6 @@ def rolls_of_events(events: Iterable[object]) -> list[tuple[str, ...]]:
         elif isinstance(ev, Turn):
             out.append(tuple(ev.roll))
     return out
-
-
-def game_from_record_text(name: str, text: str) -> GameRolls:
-    """A record's tags and rolls (comment lines, such as illegal calls, are not rolls), read as
-    replay reads it (BOM, combining marks, line ends); raises RuleError on a bad line."""
-    from .record.replay import replay_text
-
-    r = replay_text(text)
-    if r.error is not None:
-        raise RuleError(r.error.rule, r.error.message)
-    return game_from_replay(name, r)
 
 
 def game_from_replay(name: str, r: Replay) -> GameRolls:

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
-from companion.dicestats import FaceStats, chi_square, game_from_record_text, min_rolls, p_value
+from companion.dicestats import FaceStats, chi_square, game_from_replay, min_rolls, p_value
+from companion.record.replay import replay_text
 from companion.record.simulate import STRATEGIES, play_game
 from companion.rules import Options
 from companion.secretary import Secretary
@@ -90,7 +91,7 @@ def test_record_rolls_skip_comments_and_count_each_roll_once(tmp_path: Path) -> 
     text = sec.record_text()
     sec.close()
     assert "# Anna: 123EEE -> Cthulhu!" in text  # the illegal call is a comment
-    g = game_from_record_text("r", text)
+    g = game_from_replay("r", replay_text(text))
     assert g.rolls == [tuple("3I21EI"), tuple("1IE2II"), tuple("123EEE")]
     assert g.tags["Table"] == "3"
     # by hand: I 2+3, 1 1+1+1, 2 1+1+1, 3 1+0+1, E 1+1+3
