@@ -9,7 +9,6 @@ sentence, before OpenCV allocates anything.
 
 from __future__ import annotations
 
-import re
 import struct
 from pathlib import Path
 
@@ -114,11 +113,6 @@ def check_size(width: int, height: int) -> None:
         )
 
 
-#: A marker inside entropy-coded data: 0xFF followed by a byte other than 0x00 (a stuffed
-#: 0xFF), a restart marker or another fill 0xFF.
-_SCAN_END = re.compile(rb"\xff+([^\x00\xd0-\xd7\xff])")
-
-
 def jpeg_scans(data: bytes) -> int:
     """The scans (SOS markers) of a JPEG's main image: segments skipped by their length, a
     scan's coded data searched for the next marker, up to the end of the image. A thumbnail
@@ -145,11 +139,23 @@ def jpeg_scans(data: bytes) -> int:
         i += 2 + int.from_bytes(data[i + 2 : i + 4], "big")
         if marker == 0xDA:
             n += 1
-            hit = _SCAN_END.search(data, i)
-            if hit is None:
-                break
-            i = hit.start(1) - 1
+            i = _scan_end(data, i)
     return n
+
+
+def _scan_end(data: bytes, i: int) -> int:
+    """Where the coded data of a scan starting at ``i`` ends: the next 0xFF that is no stuffed
+    byte (FF 00), restart marker or fill (bytes.find: a regex over the data cost 0.9 ms a
+    frame)."""
+    while True:
+        i = data.find(b"\xff", i)
+        if i < 0 or i + 1 >= len(data):
+            return len(data)
+        nxt = data[i + 1]
+        if nxt == 0x00 or 0xD0 <= nxt <= 0xD7 or nxt == 0xFF:
+            i += 1
+            continue
+        return i
 
 
 def decode_image(data: bytes) -> npt.NDArray[np.uint8]:
