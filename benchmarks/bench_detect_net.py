@@ -255,9 +255,15 @@ def families(split: str, sets: int, finder: Finder) -> None:
     from companion.synth.family_sets import family_styles
     from companion.synth.frame import FACES
 
-    styles = family_styles(split, sets, 80_000 + (0 if split == "held_out" else 1))
+    styles = family_styles(split, sets, 80_000 + {"held_out": 0, "validation": 1, "hard": 2}[split])
     n = found = phantoms = unclean = right = count = 0
+    # Found clean per kind of body: the TRAIN styles the finder learnt from hold no marbled one.
+    by_body: dict[str, list[int]] = {}
     for i, style in enumerate(styles):
+        body = (
+            "marbled" if style.body.marble else "translucent" if style.body.translucent else "plain"
+        )
+        tally = by_body.setdefault(body, [0, 0])
         fr = [
             render_frame(
                 enrolment_seed(style.name) + 10 * j + k, n_dice=12, styles=[style], faces=[face]
@@ -271,6 +277,7 @@ def families(split: str, sets: int, finder: Finder) -> None:
             clean = [d for d in got if d.clean]
             pairs = match_points([d.center for d in clean], [d.corners for d in f.dice])
             n, found, count = n + len(f.dice), found + len(pairs), count + 1
+            tally[0], tally[1] = tally[0] + len(pairs), tally[1] + len(f.dice)
             phantoms += len(clean) - len(pairs)
             unclean += len(got) - len(clean)
             right += len(pairs) == len(f.dice) == len(clean)
@@ -279,6 +286,13 @@ def families(split: str, sets: int, finder: Finder) -> None:
         f"found clean {found} ({100 * found / max(n, 1):.2f} %), clean phantoms {phantoms}, "
         f"unclean finds {unclean}, frames with every die found clean and nothing else "
         f"{right}/{count}",
+        flush=True,
+    )
+    print(
+        "  found clean by body: "
+        + ", ".join(
+            f"{k} {a}/{b} ({100 * a / max(b, 1):.2f} %)" for k, (a, b) in sorted(by_body.items())
+        ),
         flush=True,
     )
 
@@ -408,7 +422,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--families",
-        choices=("validation", "held_out"),
+        choices=("validation", "held_out", "hard"),
         default="",
         help="drawing-family sets' enrolment and reading frames (with --sets)",
     )

@@ -33,3 +33,15 @@ def test_the_finder_of_another_revision_runs_beside_todays_and_finds_are_compare
     assert not _same_finds(a, [replace(b[0], corners=moved), *b[1:]])
     assert not _same_finds(a, [replace(b[0], clean=not b[0].clean), *b[1:]])
     assert not _same_finds(a, b[1:])
+
+
+def test_family_frames_count_found_dice_by_kind_of_body(capsys: pytest.CaptureFixture[str]) -> None:
+    """--families reports the dice found per kind of body (marbled bodies are the finder's gap);
+    a finder that finds nothing finds none of any kind."""
+    from benchmarks.bench_detect_net import families
+
+    families("hard", 2, lambda image: [])
+    out = capsys.readouterr().out
+    assert "hard drawing families, 2 sets" in out and "found clean 0 (0.00 %)" in out
+    by_body = out.split("found clean by body: ")[1]
+    assert "/" in by_body and all(part.split()[1].startswith("0/") for part in by_body.split(", "))

@@ -42,16 +42,23 @@ def test_splits_are_whole_and_disjoint() -> None:
     assert fams["held_out"] == set(FAMILY_SPLITS["held_out"]["type"])
     train = family_styles("train", 300, 0)
     held = family_styles("held_out", 50, 0)
+    hard = family_styles("hard", 50, 0)
     for kind, attr in (
         ("tentacle", "tentacle"),
         ("arrangement", "arrangement"),
         ("elder", "elder"),
     ):
         seen = {getattr(s.art, attr) for s in train}
-        for split in ("validation", "held_out"):
+        for split in ("validation", "held_out", "hard"):
             assert not seen & set(FAMILY_SPLITS[split][kind]), (kind, split)
         assert {getattr(s.art, attr) for s in held} <= set(FAMILY_SPLITS["held_out"][kind])
+        assert {getattr(s.art, attr) for s in hard} <= set(FAMILY_SPLITS["hard"][kind])
+        for a, b in (("validation", "held_out"), ("validation", "hard"), ("held_out", "hard")):
+            assert not set(FAMILY_SPLITS[a][kind]) & set(FAMILY_SPLITS[b][kind]), (kind, a, b)
     assert {s.art.lettering[5:] for s in held} <= set(typefaces("held_out"))
+    # The hard split has no type family of its own: it letters with validation's.
+    assert typefaces("hard") == ()
+    assert {s.art.lettering[5:] for s in hard} <= set(typefaces("validation"))
 
 
 def _mask(

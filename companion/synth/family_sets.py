@@ -37,7 +37,10 @@ def family_styles(split: str, n: int, seed: int) -> tuple[Style, ...]:
     tell from the body (the renderer's own rule: a motif must be visible).
     """
     rng = np.random.default_rng(seed)
-    faces = tuple(f"font:{t}" for t in typefaces(split)) + (LETTERINGS if split == "train" else ())
+    # A split without type families of its own (the "hard" one) letters with validation's.
+    faces = tuple(f"font:{t}" for t in typefaces(split) or typefaces("validation")) + (
+        LETTERINGS if split == "train" else ()
+    )
     tents = drawings("tentacle", split, TENTACLES, NEW_TENTACLES)
     arrs = drawings("arrangement", split, ARRANGEMENTS, NEW_ARRANGEMENTS)
     elders = drawings("elder", split, ELDER_SIGNS, NEW_ELDER_SIGNS)

@@ -1,0 +1,66 @@
+"""The detector's training frames: from FAMILIES_FROM on they hold dice of training-family
+sets (marbled and any colour, which the TRAIN styles lack), never of a validation, held-out
+or hard family; the earlier seeds render as they always did."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+import companion.synth.frame as synth_frame
+from companion.synth.families import FAMILY_SPLITS
+from companion.synth.styles import TRAIN
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "train_detector_frames", REPO / "models" / "train_detector.py"
+    )
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _styles_of(seed: int, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...]:
+    seen: list[tuple[Any, ...]] = []
+    real = synth_frame.render_frame
+
+    def spy(*args: Any, **kw: Any) -> Any:
+        seen.append(tuple(kw["styles"]))
+        return real(*args, **{**kw, "size": (320, 240)})
+
+    monkeypatch.setattr(synth_frame, "render_frame", spy)
+    img, corners, centers = _script()._render_one(seed)
+    assert img.shape[2] == 3 and len(corners) == len(centers)
+    return seen[0]
+
+
+def test_family_frames_hold_training_family_sets(monkeypatch: pytest.MonkeyPatch) -> None:
+    mod = _script()
+    held = {
+        name
+        for split in ("validation", "held_out", "hard")
+        for kind in ("tentacle", "arrangement", "elder")
+        for name in FAMILY_SPLITS[split][kind]
+    }
+    marbled = 0
+    for seed in range(mod.FAMILIES_FROM, mod.FAMILIES_FROM + 8):
+        styles = _styles_of(seed, monkeypatch)
+        assert 1 <= len(styles) <= 3
+        for s in styles:
+            assert s.art.name.startswith("train")
+            assert not {s.art.tentacle, s.art.arrangement, s.art.elder} & held
+            marbled += s.body.marble
+    assert marbled >= 1  # what the TRAIN styles never show
+    assert not any(s.body.marble for s in TRAIN)
+
+
+def test_earlier_seeds_keep_the_train_styles(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _styles_of(3500, monkeypatch) == tuple(TRAIN)
