@@ -199,14 +199,9 @@ def test_the_benchmark_rechooses_a_cached_row_as_the_recognizer_would() -> None:
 
 
 def _train_script() -> Any:
-    import importlib.util
+    from tests.scripts import load_script
 
-    path = Path(__file__).resolve().parents[1] / "models" / "train_callnet.py"
-    spec = importlib.util.spec_from_file_location("train_callnet", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("train_callnet")
 
 
 def test_the_call_network_never_trains_on_kept_aside_speech() -> None:

@@ -4,8 +4,6 @@ or hard family; the earlier seeds render as they always did."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -14,18 +12,11 @@ import pytest
 import companion.synth.frame as synth_frame
 from companion.synth.families import FAMILY_SPLITS
 from companion.synth.styles import TRAIN
-
-REPO = Path(__file__).resolve().parents[1]
+from tests.scripts import load_script
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "train_detector_frames", REPO / "models" / "train_detector.py"
-    )
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("train_detector")
 
 
 def _styles_of(seed: int, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...]:

@@ -3,8 +3,6 @@ teacher term holds the regression outputs only where a die is seen (torch only).
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -16,18 +14,13 @@ pytest.importorskip("onnx")
 
 import torch  # noqa: E402
 
+from tests.scripts import load_script  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[1]
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "train_detector", REPO / "models" / "train_detector.py"
-    )
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["train_detector"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("train_detector")
 
 
 def _maps(heat_logit: float, reg: float) -> torch.Tensor:
