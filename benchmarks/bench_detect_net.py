@@ -46,6 +46,7 @@ from companion.evaluation.scoring import (  # noqa: E402
     tally_frame,
 )
 from companion.synth import HELD_OUT, render_frame  # noqa: E402
+from companion.synth.family_sets import BENCH_SPLITS, bench_styles  # noqa: E402
 from companion.synth.frame import RenderedFrame  # noqa: E402
 from companion.synth.styles import VALIDATION, Style  # noqa: E402
 from companion.vision.detect import find_dice  # noqa: E402
@@ -252,10 +253,9 @@ def families(split: str, sets: int, finder: Finder) -> None:
     motif, two a motif: companion.evaluation.enrol_sim) and 4 frames of 20 dice; clean finds
     against the truth."""
     from companion.evaluation.enrol_sim import FRAMES_PER_MOTIF, enrolment_seed
-    from companion.synth.family_sets import family_styles
     from companion.synth.frame import FACES
 
-    styles = family_styles(split, sets, 80_000 + {"held_out": 0, "validation": 1, "hard": 2}[split])
+    styles = bench_styles(split, sets)
     n = found = phantoms = unclean = right = count = 0
     # Found clean per kind of body: the TRAIN styles the finder learnt from hold no marbled one.
     by_body: dict[str, list[int]] = {}
@@ -422,7 +422,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--families",
-        choices=("validation", "held_out", "hard"),
+        choices=BENCH_SPLITS,
         default="",
         help="drawing-family sets' enrolment and reading frames (with --sets)",
     )

@@ -33,7 +33,7 @@ from benchmarks.machine import describe  # noqa: E402
 from companion.evaluation.enrol_sim import SimulatedEnrolment  # noqa: E402
 from companion.evaluation.scoring import match_points, outside_frame  # noqa: E402
 from companion.synth import render_frame  # noqa: E402
-from companion.synth.family_sets import family_styles  # noqa: E402
+from companion.synth.family_sets import BENCH_SEED, BENCH_SPLITS, bench_styles  # noqa: E402
 from companion.synth.frame import RenderedFrame  # noqa: E402
 from companion.synth.glyphs import letterings  # noqa: E402
 from companion.synth.styles import Style  # noqa: E402
@@ -42,7 +42,7 @@ from companion.vision.detect_net import find_dice_net  # noqa: E402
 from companion.vision.enroll import EnrolmentError  # noqa: E402
 from companion.vision.found import FoundDie  # noqa: E402
 
-FIRST_SEED = 80_000
+FIRST_SEED = BENCH_SEED
 
 
 def families_of(style: Style, face: str) -> list[str]:
@@ -102,7 +102,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("--split", default="held_out", choices=("held_out", "validation", "hard"))
+    ap.add_argument("--split", default="held_out", choices=BENCH_SPLITS)
     ap.add_argument("--sets", type=int, default=24)
     ap.add_argument("--frames-per-set", type=int, default=2)
     ap.add_argument("--model", default=None)
@@ -111,9 +111,7 @@ def main() -> None:
     t0 = time.time()
     clf = FaceClassifier(args.model)
     enrol = SimulatedEnrolment(clf, find_dice_net)
-    styles = family_styles(
-        args.split, args.sets, FIRST_SEED + {"held_out": 0, "validation": 1, "hard": 2}[args.split]
-    )
+    styles = bench_styles(args.split, args.sets)
     enrol.add_styles(styles)
     totals = {"shipped": Count(), "profile": Count()}
     per: dict[str, dict[str, Count]] = {

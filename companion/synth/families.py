@@ -353,6 +353,13 @@ def elder_mask(size: int, kind: str, rng: np.random.Generator) -> Mask:
         else:
             cv2.polylines(canvas, [q], True, value, thick, cv2.LINE_AA, 4)
 
+    def strokes(segs: list[tuple[tuple[float, float], tuple[float, float]]]) -> None:
+        for sa, sb in segs:
+            pa, pb = c + r * np.array(sa), c + r * np.array(sb)
+            cv2.line(
+                canvas, (int(pa[0]), int(pa[1])), (int(pb[0]), int(pb[1])), 255, th, cv2.LINE_AA
+            )
+
     if kind in ("star_solid", "star_cut", "star_ring", "star_outline"):
         inner = rng.uniform(0.38, 0.5)
         star = _star(
@@ -415,11 +422,7 @@ def elder_mask(size: int, kind: str, rng: np.random.Generator) -> Mask:
             ((0, -0.6), (0, -1.0)),
             ((-0.3, 0.55), (0.3, 0.55)),
         ]
-        for sa, sb in segs:
-            pa, pb = c + r * np.array(sa), c + r * np.array(sb)
-            cv2.line(
-                canvas, (int(pa[0]), int(pa[1])), (int(pb[0]), int(pb[1])), 255, th, cv2.LINE_AA
-            )
+        strokes(segs)
     elif kind == "claw":  # three hooked prongs rising from a disc, on a short stem
         cv2.circle(canvas, (int(c[0]), int(c[1] + 0.45 * r)), max(int(0.2 * r), 2), 255, -1)
         t = np.linspace(0.0, 1.0, 16)
@@ -433,8 +436,7 @@ def elder_mask(size: int, kind: str, rng: np.random.Generator) -> Mask:
             )
             q = np.round((hook * r + c) * 16).astype(np.int32)
             cv2.polylines(canvas, [q], False, 255, th, cv2.LINE_AA, 4)
-        pa, pb = c + r * np.array([0.0, 0.45]), c + r * np.array([0.0, 1.0])
-        cv2.line(canvas, (int(pa[0]), int(pa[1])), (int(pb[0]), int(pb[1])), 255, th, cv2.LINE_AA)
+        strokes([((0.0, 0.45), (0.0, 1.0))])
     elif kind == "anchor":  # a ring, a stem with a cross bar, and an arc with barbs
         top = c + r * np.array([0.0, -0.8])
         cv2.circle(canvas, (int(top[0]), int(top[1])), max(int(0.16 * r), 2), 255, th, cv2.LINE_AA)
@@ -446,11 +448,7 @@ def elder_mask(size: int, kind: str, rng: np.random.Generator) -> Mask:
             ((0.7, 0.35), (0.85, 0.2)),
             ((0.7, 0.35), (0.52, 0.28)),
         ]
-        for sa, sb in segs:
-            pa, pb = c + r * np.array(sa), c + r * np.array(sb)
-            cv2.line(
-                canvas, (int(pa[0]), int(pa[1])), (int(pb[0]), int(pb[1])), 255, th, cv2.LINE_AA
-            )
+        strokes(segs)
         sweep = np.linspace(0.0, math.pi, 20)
         arc = np.stack([0.7 * np.cos(sweep), 0.35 + 0.55 * np.sin(sweep)], axis=1)
         q = np.round((arc * r + c) * 16).astype(np.int32)

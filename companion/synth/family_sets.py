@@ -30,6 +30,16 @@ def _colour(rng: np.random.Generator) -> npt.NDArray[np.float64]:
     return np.asarray(cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0], np.float64)
 
 
+# The benchmarks' family sets: split SPLIT's come from seed BENCH_SEED + its place here.
+BENCH_SPLITS = ("held_out", "validation", "hard")
+BENCH_SEED = 80_000
+
+
+def bench_styles(split: str, n: int) -> tuple[Style, ...]:
+    """The n family sets of a split that bench_families and bench_detect_net read."""
+    return family_styles(split, n, BENCH_SEED + BENCH_SPLITS.index(split))
+
+
 def family_styles(split: str, n: int, seed: int) -> tuple[Style, ...]:
     """n sets of dice whose drawings all come from one split's families.
 
