@@ -17,6 +17,8 @@ turns on the same frames, and counts runs whose finds differ; ``--closeups N`` s
 ../shared/foreign-art (frames of test/, matched as its score.py does; close-ups of
 crops/): evaluation only, never for choosing anything. ``--squares N`` counts finds
 on N held-out frames of printed squares (grid paper, tiles, markers) without dice.
+``--families SPLIT [--judged]`` counts the dice found clean on drawing-family sets' frames,
+by the plain finder or (``--judged``) as `vision read` finds motif dice.
 """
 
 from __future__ import annotations
@@ -427,9 +429,21 @@ def main(argv: list[str] | None = None) -> int:
         help="drawing-family sets' enrolment and reading frames (with --sets)",
     )
     ap.add_argument("--sets", type=int, default=24, help="with --families")
+    ap.add_argument(
+        "--judged",
+        action="store_true",
+        help="with --families: find as `vision read` does on motif dice, the finder's "
+        "candidates judged by the shipped face model (judged.py), without a profile",
+    )
     args = ap.parse_args(argv)
     if args.families:
-        families(args.families, args.sets, find_dice_net)
+        finder: Finder = find_dice_net
+        if args.judged:
+            from companion.vision.classify import FaceClassifier
+            from companion.vision.judged import judged_finder
+
+            finder = judged_finder(FaceClassifier())
+        families(args.families, args.sets, finder)
         return 0
     if args.foreign:
         foreign(find_dice_net, args.verbose)

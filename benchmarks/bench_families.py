@@ -1,7 +1,7 @@
 """Art nobody taught the face model: leave-families-out figures on our own renderer.
 
     python benchmarks/bench_families.py [--split held_out|validation|hard] [--sets 24]
-        [--frames-per-set 2] [--json F]
+        [--frames-per-set 2] [--finder judged|net] [--json F]
 
 Sets of dice are drawn from drawing families that training never saw
 (companion.synth.families.FAMILY_SPLITS: typefaces of whole type families,
@@ -11,6 +11,10 @@ shipped model alone and after enrolling that set as a table would (two
 frames per motif, companion.evaluation.enrol_sim). Dice half outside the frame
 are left out, and so are whole dice the finder does not find (their number is
 printed) and a set whose enrolment frames hold no found die of some motif (named).
+``--finder judged`` (the default, session 21) finds and cuts the dice as `vision
+read` and `vision enroll` do: the learned finder's candidates judged by the face
+model, with the profile when there is one (judged.py); ``--finder net`` is the
+plain learned finder for both, as every figure before session 21 was measured.
 Reported overall and per family: read right, silent errors (a wrong motif, not
 `?`) and `?`; an I die counts for its typeface family, a tentacle die for its
 drawing and its arrangement, an E die for its sign. The `hard` split (session
@@ -41,6 +45,7 @@ from companion.vision.classify import UNKNOWN, FaceClassifier  # noqa: E402
 from companion.vision.detect_net import find_dice_net  # noqa: E402
 from companion.vision.enroll import EnrolmentError  # noqa: E402
 from companion.vision.found import FoundDie  # noqa: E402
+from companion.vision.judged import find_and_read, judged_finder  # noqa: E402
 
 FIRST_SEED = BENCH_SEED
 
@@ -88,14 +93,26 @@ def family_frame(
     """Set i's frame j of 20 dice, the whole dice the learned finder finds, and their pairs
     (found, true die) for the dice wholly inside the frame."""
     f = render_frame(FIRST_SEED + 1000 + i * 10 + j, n_dice=20, styles=[style])
-    h, w = f.image.shape[:2]
     found = [d for d in find_dice_net(f.image) if d.clean]
-    pairs = [
+    return f, found, whole_pairs(f, found)
+
+
+def whole_pairs(f: RenderedFrame, found: list[FoundDie]) -> list[tuple[int, int]]:
+    """(found, true die) pairs for the dice wholly inside the frame."""
+    h, w = f.image.shape[:2]
+    return [
         (a, b)
         for a, b in match_points([d.center for d in found], [d.corners for d in f.dice])
         if not outside_frame(f.dice[b].corners, w, h)
     ]
-    return f, found, pairs
+
+
+def judged_reads(clf: FaceClassifier, f: RenderedFrame) -> tuple[list[tuple[int, int]], list[str]]:
+    """The frame read as `vision read` reads it (judged finds, with ``clf``'s profile if any):
+    pairs (find, true die) of the whole dice, and each find's face (`?` for a doubtful find)."""
+    got = find_and_read(f.image, clf)
+    faces = [r.face if d.clean else UNKNOWN for d, r in got]
+    return whole_pairs(f, [d for d, _ in got]), faces
 
 
 def main() -> None:
@@ -106,11 +123,26 @@ def main() -> None:
     ap.add_argument("--sets", type=int, default=24)
     ap.add_argument("--frames-per-set", type=int, default=2)
     ap.add_argument("--model", default=None)
+    ap.add_argument(
+        "--finder",
+        default="judged",
+        choices=("judged", "net"),
+        help="judged: find as `vision read` and `vision enroll` do (default); net: the plain "
+        "learned finder, as before session 21",
+    )
+    ap.add_argument(
+        "--enrol-finder",
+        default=None,
+        choices=("judged", "net"),
+        help="the finder of the enrolment frames only (default: --finder's)",
+    )
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     t0 = time.time()
     clf = FaceClassifier(args.model)
-    enrol = SimulatedEnrolment(clf, find_dice_net)
+    judged = args.finder == "judged"
+    enrol_judged = (args.enrol_finder or args.finder) == "judged"
+    enrol = SimulatedEnrolment(clf, judged_finder(clf) if enrol_judged else find_dice_net)
     styles = bench_styles(args.split, args.sets)
     enrol.add_styles(styles)
     totals = {"shipped": Count(), "profile": Count()}
@@ -125,6 +157,7 @@ def main() -> None:
     whole = missed = 0
     for i, style in enumerate(styles):
         try:
+            clf.profile = None  # enrolment frames are found as before any profile
             profile = enrol.profile([style.name])
         except EnrolmentError as exc:
             not_enrolled.append(f"{style.name} ({style.art.tentacle}, {style.art.elder}): {exc}")
@@ -133,18 +166,24 @@ def main() -> None:
             f, found, pairs = family_frame(style, i, j)
             h, w = f.image.shape[:2]
             n_whole = sum(not outside_frame(d.corners, w, h) for d in f.dice)
-            whole, missed = whole + n_whole, missed + n_whole - len(pairs)
             crops_corners = [found[a].corners for a, _ in pairs]
             for key, prof in (("shipped", None), ("profile", profile)):
                 clf.profile = prof
-                reads = clf.read(f.image, crops_corners) if pairs else []
-                ok = True
-                for (_, b), r in zip(pairs, reads, strict=True):
+                if judged:
+                    pairs, faces = judged_reads(clf, f)
+                    read = [faces[a] for a, _ in pairs]
+                else:
+                    read = [r.face for r in clf.read(f.image, crops_corners)] if pairs else []
+                if key == "profile":  # the dice a table would see read: with its profile
+                    whole, missed = whole + n_whole, missed + n_whole - len(pairs)
+                # judged: a die not found is a die not read right (before: the found dice only)
+                ok = len(pairs) == n_whole or not judged
+                for (_, b), face in zip(pairs, read, strict=True):
                     truth = f.dice[b].face
-                    totals[key].add(truth, r.face)
-                    ok &= r.face == truth
+                    totals[key].add(truth, face)
+                    ok &= face == truth
                     for fam in families_of(style, truth):
-                        per[key][fam].add(truth, r.face)
+                        per[key][fam].add(truth, face)
                 frames_all[key][0] += int(ok)
                 frames_all[key][1] += 1
     clf.profile = None

@@ -45,3 +45,17 @@ def test_family_frames_count_found_dice_by_kind_of_body(capsys: pytest.CaptureFi
     assert "hard drawing families, 2 sets" in out and "found clean 0 (0.00 %)" in out
     by_body = out.split("found clean by body: ")[1]
     assert "/" in by_body and all(part.split()[1].startswith("0/") for part in by_body.split(", "))
+
+
+@pytest.mark.slow
+def test_family_frames_found_as_vision_read_finds_them(capsys: pytest.CaptureFixture[str]) -> None:
+    """--judged: the finder's candidates judged by the face model, as `vision read` finds motif
+    dice; on the first validation set (marbled) it finds more than the plain finder."""
+    from benchmarks.bench_detect_net import main
+
+    found = []
+    for extra in ([], ["--judged"]):
+        assert main(["--families", "validation", "--sets", "1", *extra]) == 0
+        out = capsys.readouterr().out
+        found.append(int(out.split("found clean ")[1].split()[0]))
+    assert found[1] > found[0]

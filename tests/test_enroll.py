@@ -517,3 +517,34 @@ def test_enrolment_folders_that_cannot_be_read_are_one_sentence(
     assert _cli(["enroll", str(tmp_path / "d"), "--out", str(tmp_path / "p")]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Permission denied" in err and "Traceback" not in err
+
+
+def _marbled_enrolment(root: Path) -> None:
+    """One frame per motif of a validation drawing family's marbled set (12 dice each, 1280x960,
+    bench_families' enrolment seeds) whose `1` frame the plain learned finder finds no die in."""
+    from companion.evaluation.enrol_sim import enrolment_seed
+    from companion.synth.family_sets import bench_styles
+
+    style = bench_styles("validation", 1)[0]
+    assert style.body.marble
+    for k, face in enumerate(FACES):
+        (root / face).mkdir(parents=True)
+        frame = render_frame(
+            enrolment_seed(style.name) + k, n_dice=12, styles=[style], faces=[face]
+        )
+        cv2.imwrite(str(root / face / "frame-0.png"), frame.image)
+
+
+@pytest.mark.slow
+def test_enrolment_finds_the_dice_as_reading_does(tmp_path: Path) -> None:
+    # `vision read` judges the learned finder's weak peaks with the face model; enrolment cut
+    # only the plain finder's dice, and lost whole frames of marbled dice (session 21)
+    from companion.vision.finders import make_finder
+
+    _marbled_enrolment(tmp_path / "dir")
+    with pytest.raises(EnrolmentError, match="1"):
+        enroll(tmp_path / "dir", tmp_path / "plain", model=MODEL, finder=make_finder("net"))
+    profile = enroll(tmp_path / "dir", tmp_path / "prof", model=MODEL)
+    assert min(profile.counts) > 0, profile.counts  # 6 of the 12 `1` dice (session 21)
+    assert _cli(["enroll", str(tmp_path / "dir"), "--out", str(tmp_path / "cli")]) == 0
+    assert Profile.load(tmp_path / "cli").counts == profile.counts

@@ -284,7 +284,7 @@ def find_dice_net(
     sess = session if session is not None else load_session(threads=threads)
     h, w = image_bgr.shape[:2]
     size = input_long if input_long is not None else input_long_for(max(h, w))
-    cands = _candidates(sess, image_bgr, size, min(cfg.low, cfg.threshold))
+    cands = _candidates(sess, image_bgr, size, min(cfg.low, cfg.threshold), cfg)
     if cfg.drop_below > 0 or cfg.promote_at <= 1:
         cands = [
             replace(c, second=second_look(sess, image_bgr, c, cfg.look_px))
@@ -295,9 +295,12 @@ def find_dice_net(
     return select(cands, w, h, cfg)
 
 
-def _candidates(sess: Any, image_bgr: ImageBGR, input_long: int, floor: float) -> list[Candidate]:
-    """Heatmap peaks at or above ``floor``, decoded to dice in frame pixels, strongest first."""
-    return one_per_die(zoomed_peaks(sess, image_bgr, input_long, floor))
+def _candidates(
+    sess: Any, image_bgr: ImageBGR, input_long: int, floor: float, cfg: NetSettings
+) -> list[Candidate]:
+    """Heatmap peaks at or above ``floor``, decoded to dice in frame pixels, strongest first
+    (the second look at big dice sized by ``cfg``, as the peaks are then kept by it)."""
+    return one_per_die(zoomed_peaks(sess, image_bgr, input_long, floor, cfg=cfg))
 
 
 def zoom_size(first: list[Candidate], long_side: int, input_long: int, cfg: NetSettings) -> int:

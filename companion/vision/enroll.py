@@ -626,6 +626,12 @@ def enroll(
         classifier = FaceClassifier(model if model is not None else default_enrol_model_path())
     except ModelError as exc:
         raise EnrolmentError(str(exc)) from None
+    if finder is None and classifier.knows_non_dice:
+        # cut the dice `vision read` will read: the learned finder's candidates judged by the
+        # face model (judged.py), before any profile exists
+        from companion.vision.judged import judged_finder
+
+        finder = judged_finder(classifier)
     found = collect(folder, finder)
     profile = fit_profile(classifier, found.crops, found.labels, found.frames)
     profile.save(out)

@@ -21,7 +21,9 @@ def _cmd_enroll(args: argparse.Namespace) -> int:
 
     start = time.perf_counter()
     try:
-        profile = enroll(args.dir, args.out, model=args.model, finder=make_finder(args.finder))
+        # "net": the learned finder judged by the face model, as `vision read` finds (enroll())
+        finder = None if args.finder == "net" else make_finder(args.finder)
+        profile = enroll(args.dir, args.out, model=args.model, finder=finder)
     except EnrolmentError as exc:
         print(f"companion vision enroll: {exc}", file=sys.stderr)
         return 1

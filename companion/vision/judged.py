@@ -25,6 +25,7 @@ with a profile too.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -122,6 +123,21 @@ def find_and_read(
     if not found:
         return []
     return [(d, readings[index[id(chosen[k].corners)]]) for k, d in found]
+
+
+def judged_finder(
+    judge: Judge, cfg: JudgeSettings | None = None, threads: int = 2
+) -> Callable[[ImageBGR], list[FoundDie]]:
+    """A finder that finds as :func:`find_and_read` does (the face model judging the learned
+    finder's candidates), for enrolment, whose crops must be cut from the dice reading will
+    find: the plain finder misses some dice the judged one reads (marbled bodies, whose
+    stripes weaken the finder's peaks: 88 % of such validation-family dice against 96 %)."""
+    sess = load_session(threads=threads)
+
+    def find(image_bgr: ImageBGR) -> list[FoundDie]:
+        return [d for d, _ in find_and_read(image_bgr, judge, cfg, session=sess)]
+
+    return find
 
 
 def decide(
