@@ -16,6 +16,8 @@ import numpy.typing as npt
 from companion.vision.detect_net import (
     INPUT_LONG,
     ZOOM_EDGE_IN,
+    ZOOM_VOUCH_MOST,
+    ZOOM_WEAK,
     Candidate,
     NetSettings,
     find_dice_net,
@@ -156,3 +158,41 @@ def test_the_readers_judged_candidates_take_the_second_look_too() -> None:
     assert len(got) == 10
     # one batch: both looks' peaks are judged, then made one per die
     assert judge.batches == [2 + 3 + 10]
+
+
+def test_without_a_sure_die_weak_peaks_the_face_model_vouches_for_size_the_second_look() -> None:
+    # big dice of a strongly striped body: the first look is sure of none of twenty and
+    # scores them all weakly (session 21); the face model is sure they are dice
+    finder = LooksFinder({INPUT_LONG: _grid(20, BIG, 0.3), SECOND: _grid(20, BIG, 0.8)})
+    judge = FakeJudge()
+    got = find_and_read(_squares(20, BIG), judge, session=finder)
+    assert finder.widths[:2] == [INPUT_LONG, SECOND]
+    assert len(got) == 20 and all(d.clean for d, _ in got)
+    assert judge.batches[0] == ZOOM_VOUCH_MOST  # the vouching: the strongest weak peaks only
+    # the plain finder has no face model to vouch: no second look without a sure die
+    plain = LooksFinder({INPUT_LONG: _grid(12, BIG, 0.3), SECOND: _grid(12, BIG, 0.8)})
+    assert not find_dice_net(FRAME, session=plain)
+    assert plain.widths[:1] == [INPUT_LONG] and SECOND not in plain.widths
+
+
+def test_weak_peaks_the_face_model_does_not_vouch_for_give_no_second_look() -> None:
+    # printed squares without dice: weak peaks of one big size, none a die to the face model
+    finder = LooksFinder({INPUT_LONG: _grid(12, BIG, 0.3), SECOND: _grid(12, BIG, 0.8)})
+    grey = FRAME.copy()  # the fake face model cannot tell: not sure of any die
+    find_and_read(grey, FakeJudge(), session=finder)
+    assert SECOND not in finder.widths
+
+
+def test_too_few_weak_peaks_or_of_many_sizes_give_no_second_look() -> None:
+    three = _grid(ZOOM_WEAK - 1, BIG, 0.3)
+    mixed = [(x, y, BIG * (1.0 + i % 2 * 1.5), 0.3) for i, (x, y, _, _) in enumerate(_grid(6, BIG))]
+    small = _grid(12, 50.0, 0.3)  # 20 input pixels already
+    for first in (three, mixed, small):
+        finder = LooksFinder({INPUT_LONG: first, SECOND: _grid(12, BIG)})
+        find_and_read(_squares(12, BIG), FakeJudge(), session=finder)
+        assert SECOND not in finder.widths, first
+    # a second look sized by weak peaks is kept only if it finds two dice or more
+    finder = LooksFinder({INPUT_LONG: _grid(6, BIG, 0.3), SECOND: _grid(1, BIG)})
+    got = find_and_read(_squares(6, BIG), FakeJudge(), session=finder)
+    assert finder.widths[:2] == [INPUT_LONG, SECOND]
+    assert len(got) == 6  # the weak peaks, each judged a die, and no more

@@ -20,6 +20,7 @@ look (:class:`NetSettings`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -68,6 +69,12 @@ ZOOM_SMALLEST = 128
 # on validation families' frames where the second look found the missed dice all had.
 ZOOM_ORPHAN_FLOOR = 0.15
 ZOOM_ORPHANS = 2
+# Where the first look is sure of no die at all, this many weak peaks of one size size the
+# second look (a frame of big, strongly striped dice; session 21), if the face model is
+# sure two of them are dice (only where it judges: judged.py).
+ZOOM_WEAK = 4
+# ... of which the strongest this many are shown to the face model (time stays bounded).
+ZOOM_VOUCH_MOST = 16
 # The second look is kept only when it sees the table's dice at least twice as well: it
 # finds at least as many sure dice that the first did not as the first found, and two or
 # more. Real photos of 640x480 have dice of 40 input pixels that the first look finds
@@ -303,7 +310,17 @@ def _candidates(
     return one_per_die(zoomed_peaks(sess, image_bgr, input_long, floor, cfg=cfg))
 
 
-def zoom_size(first: list[Candidate], long_side: int, input_long: int, cfg: NetSettings) -> int:
+#: Of weak peaks, how many a face model is sure are dice (judged.py gives one).
+Vouch = Callable[[list[Candidate]], int]
+
+
+def zoom_size(
+    first: list[Candidate],
+    long_side: int,
+    input_long: int,
+    cfg: NetSettings,
+    vouch: Vouch | None = None,
+) -> int:
     """The input's long side for a second look at a frame of big dice, or 0 for none.
 
     ``first``: the first look's peaks down to ZOOM_ORPHAN_FLOOR. Big dice alone do not
@@ -313,7 +330,7 @@ def zoom_size(first: list[Candidate], long_side: int, input_long: int, cfg: NetS
     used = min(input_long, long_side)
     sure = one_per_die([c for c in first if c.score >= cfg.threshold and c.edge >= cfg.min_edge])
     if not sure:
-        return 0  # nothing to size it by; a blind look found grid squares on empty paper
+        return _size_by_weak(first, long_side, used, cfg, vouch) if vouch is not None else 0
     edge = float(np.median([c.edge for c in sure]))
     edge_in = edge * used / long_side
     if edge_in < ZOOM_FROM_IN:
@@ -329,6 +346,30 @@ def zoom_size(first: list[Candidate], long_side: int, input_long: int, cfg: NetS
         return 0
     size = max(ZOOM_SMALLEST, round(used * ZOOM_EDGE_IN / edge_in / 32) * 32)
     return size if size < used else 0
+
+
+def _size_by_weak(
+    first: list[Candidate], long_side: int, used: int, cfg: NetSettings, vouch: Vouch
+) -> int:
+    """A second look's size when the first look is sure of no die: by its weak peaks, if
+    ZOOM_WEAK or more of them are of one size and big on the input and the face model is
+    sure that ZOOM_GAIN of them are dice (big dice of a strongly striped body, none of which
+    the first look is sure of); else 0: on printed squares without dice such peaks are
+    squares, and a look sized by them finds more squares."""
+    weak = one_per_die(
+        [c for c in first if c.score >= ZOOM_ORPHAN_FLOOR and c.edge >= cfg.min_edge]
+    )
+    if len(weak) < ZOOM_WEAK:
+        return 0
+    edge = float(np.median([c.edge for c in weak]))
+    alike = [c for c in weak if cfg.sure_lo <= c.edge / edge <= cfg.sure_hi]
+    edge_in = edge * used / long_side
+    if len(alike) < ZOOM_WEAK or edge_in < ZOOM_FROM_IN:
+        return 0
+    size = max(ZOOM_SMALLEST, round(used * ZOOM_EDGE_IN / edge_in / 32) * 32)
+    if size >= used or vouch(alike[:ZOOM_VOUCH_MOST]) < ZOOM_GAIN:
+        return 0
+    return size
 
 
 def _new_dice(sure: list[Candidate], second: list[Candidate], threshold: float) -> list[Candidate]:
@@ -348,16 +389,18 @@ def zoomed_peaks(
     limit: int | None = None,
     min_edge: float = 0.0,
     cfg: NetSettings | None = None,
+    vouch: Vouch | None = None,
 ) -> list[Candidate]:
     """:func:`peaks`, and when the frame's dice are big on the input and the first look left
     weak peaks of their size, those of a second look at the frame shrunk (:func:`zoom_size`).
     The first look's sure peaks come first, its corners being the finer; then every other
-    peak, strongest first."""
+    peak, strongest first. ``vouch`` (a face model's judgement, judged.py) also lets weak
+    peaks alone size the second look where the first is sure of no die."""
     cfg = cfg or NetSettings()
     # down to the orphans' floor, whatever the caller's: the same strongest peaks over `floor`
     everything = peaks(sess, image_bgr, input_long, min(floor, ZOOM_ORPHAN_FLOOR), limit, min_edge)
     first = [c for c in everything if c.score >= floor]
-    size = zoom_size(everything, max(image_bgr.shape[:2]), input_long, cfg)
+    size = zoom_size(everything, max(image_bgr.shape[:2]), input_long, cfg, vouch)
     if not size:
         return first
     second = peaks(sess, image_bgr, size, floor, limit, min_edge)

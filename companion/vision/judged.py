@@ -36,6 +36,7 @@ from companion.vision.crop import cut_faces
 from companion.vision.detect_net import (
     Candidate,
     NetSettings,
+    Vouch,
     input_long_for,
     load_session,
     one_per_die,
@@ -93,7 +94,9 @@ def find_and_read(
     h, w = image_bgr.shape[:2]
     floor = min(cfg.floor, net.low)
     size = input_long_for(max(h, w))
-    all_peaks = zoomed_peaks(sess, image_bgr, size, floor, cfg.most, net.min_edge, net)
+    all_peaks = zoomed_peaks(
+        sess, image_bgr, size, floor, cfg.most, net.min_edge, net, _voucher(image_bgr, judge, cfg)
+    )
     big = [c for c in all_peaks if c.edge >= net.min_edge]
     cands = [c for c in big if c.score >= net.threshold]
     cands += [c for c in big if c.score < net.threshold][: cfg.weak]  # still strongest first
@@ -123,6 +126,20 @@ def find_and_read(
     if not found:
         return []
     return [(d, readings[index[id(chosen[k].corners)]]) for k, d in found]
+
+
+def _voucher(image_bgr: ImageBGR, judge: Judge, cfg: JudgeSettings) -> Vouch:
+    """How many of some weak peaks the face model is sure are dice (:func:`decide`'s rule for a
+    weak peak), for the finder's second look (detect_net.zoom_size)."""
+
+    def vouch(cands: list[Candidate]) -> int:
+        if not cands:
+            return 0
+        readings = judge.classify(cut_faces(image_bgr, [c.corners for c in cands]))
+        limit = cfg.sure_die * judge.not_die_threshold
+        return sum(not r.not_die and r.not_die_p <= limit for r in readings)
+
+    return vouch
 
 
 def judged_finder(
