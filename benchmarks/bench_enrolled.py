@@ -39,7 +39,7 @@ from companion.synth.family_sets import family_styles  # noqa: E402
 from companion.synth.frame import RenderedFrame  # noqa: E402
 from companion.synth.styles import Style  # noqa: E402
 from companion.vision import enroll  # noqa: E402
-from companion.vision.detect_net import find_dice_net  # noqa: E402
+from companion.vision.judged import judged_finder  # noqa: E402
 from companion.vision.read import Reader  # noqa: E402
 
 FIRST_SEED = 90_000  # away from bench_families.py's reading frames (81_000..)
@@ -68,6 +68,7 @@ def read_sets(
     """Enrol each set, read its frames once per gap, and add them to the tallies."""
     clf = reader.classifier
     for i, style in enumerate(styles):
+        clf.profile = None  # type: ignore[attr-defined]  # enrolment finds before any profile
         clf.profile = enrol.profile([style.name])  # type: ignore[attr-defined]
         for j in range(frames_per_set):
             f = reading_frame(i, j, style)
@@ -102,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
     reader = Reader.load(finder="net")
     clf = reader.classifier
-    enrol = SimulatedEnrolment(clf, find_dice_net)  # type: ignore[arg-type]
+    # the enrolment frames found as `vision enroll` finds them (judged by the face model)
+    enrol = SimulatedEnrolment(clf, judged_finder(clf))  # type: ignore[arg-type]
     styles = family_styles(args.split, args.sets, 80_000 + (0 if args.split == "held_out" else 1))
     enrol.add_styles(styles)
     gaps = args.gap.split(",")
