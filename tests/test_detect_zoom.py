@@ -196,3 +196,26 @@ def test_too_few_weak_peaks_or_of_many_sizes_give_no_second_look() -> None:
     got = find_and_read(_squares(6, BIG), FakeJudge(), session=finder)
     assert finder.widths[:2] == [INPUT_LONG, SECOND]
     assert len(got) == 6  # the weak peaks, each judged a die, and no more
+
+
+def test_a_second_look_not_kept_still_gives_the_new_dice_the_face_model_vouches_for() -> None:
+    # five dice found; three more only as weak peaks whose corners miss the die by 62 px (the
+    # face model cannot tell what they are); the second look finds all eight (three new:
+    # fewer than five, so the look is not kept as a whole) and one grid square
+    weak = [(x + 62.0, y, e, 0.25) for x, y, e, _ in _grid(3, BIG, start=5)]
+    square = (1150.0, 800.0, BIG, 0.9)
+    looks = {INPUT_LONG: _grid(5, BIG) + weak, SECOND: _grid(8, BIG) + [square]}
+    image = _squares(8, BIG)  # red: dice to the fake face model; the square is grey
+    got = find_and_read(image, FakeJudge(), session=LooksFinder(looks))
+    assert len(got) == 8 and all(d.clean for d, _ in got)
+    true = np.array([(x, y) for x, y, *_ in _grid(8, BIG)])
+    for d, _ in got:  # each at a die, not at the weak peaks beside them
+        assert np.hypot(*(true - np.asarray(d.center)).T).min() < 5
+    # the plain finder has no face model: the look is dropped and the weak peaks with it
+    plain = find_dice_net(image, session=LooksFinder(looks), settings=NetSettings(drop_below=0.0))
+    assert len(plain) == 5
+    # new dice of another size than the table's are not offered to the face model
+    odd = {INPUT_LONG: _grid(5, BIG) + weak, SECOND: _grid(5, BIG) + _grid(3, 2 * BIG, start=5)}
+    judge = FakeJudge()
+    assert len(find_and_read(image, judge, session=LooksFinder(odd))) == 5
+    assert len(judge.batches) == 1  # the reading's own batch: nothing was vouched for

@@ -310,8 +310,8 @@ def _candidates(
     return one_per_die(zoomed_peaks(sess, image_bgr, input_long, floor, cfg=cfg))
 
 
-#: Of weak peaks, how many a face model is sure are dice (judged.py gives one).
-Vouch = Callable[[list[Candidate]], int]
+#: Which of some peaks a face model is sure are dice (judged.py gives one).
+Vouch = Callable[[list[Candidate]], list[bool]]
 
 
 def zoom_size(
@@ -367,9 +367,26 @@ def _size_by_weak(
     if len(alike) < ZOOM_WEAK or edge_in < ZOOM_FROM_IN:
         return 0
     size = max(ZOOM_SMALLEST, round(used * ZOOM_EDGE_IN / edge_in / 32) * 32)
-    if size >= used or vouch(alike[:ZOOM_VOUCH_MOST]) < ZOOM_GAIN:
+    if size >= used or sum(vouch(alike[:ZOOM_VOUCH_MOST])) < ZOOM_GAIN:
         return 0
     return size
+
+
+def _vouched(
+    new: list[Candidate],
+    sure: list[Candidate],
+    cfg: NetSettings,
+    vouch: Vouch | None,
+) -> list[Candidate]:
+    """Of a second look's new sure dice (on none of the first look's sure dice; a look not
+    kept: it found fewer than the first look), those of the table's size that a face model is
+    sure are dice; none without one. They keep the second look's scores, so the reader judges
+    them as sure peaks, before a weak peak of the first look on the same die."""
+    if vouch is None or not new or not sure:
+        return []
+    edge = float(np.median([c.edge for c in one_per_die(sure)]))
+    fit = [c for c in new if cfg.weak_lo <= c.edge / edge <= cfg.weak_hi][:ZOOM_VOUCH_MOST]
+    return [c for c, ok in zip(fit, vouch(fit), strict=True) if ok]
 
 
 def _new_dice(sure: list[Candidate], second: list[Candidate], threshold: float) -> list[Candidate]:
@@ -405,8 +422,9 @@ def zoomed_peaks(
         return first
     second = peaks(sess, image_bgr, size, floor, limit, min_edge)
     sure = [c for c in first if c.score >= cfg.threshold]
-    if len(_new_dice(sure, second, cfg.threshold)) < max(ZOOM_GAIN, len(one_per_die(sure))):
-        return first
+    new = _new_dice(sure, second, cfg.threshold)
+    if len(new) < max(ZOOM_GAIN, len(one_per_die(sure))):
+        return first + _vouched(new, sure, cfg, vouch)
     rest = [c for c in first if c.score < cfg.threshold] + second
     rest.sort(key=lambda c: -c.score)
     return (sure + rest)[:limit]
