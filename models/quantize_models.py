@@ -1,0 +1,188 @@
+"""Quantize the face model or the die finder to 8-bit integers (onnxruntime's static QDQ).
+
+Tried in session 22 and NOT shipped (models/MODEL_CARD.md, "int8, session 22";
+models/DETECTOR_CARD.md): the face model in int8 reads a batch of 20 crops in
+5.1 ms instead of 12.1 on one thread here, reads our development sets as the
+float model does, and made 2 more silent errors than it on the held-out drawing
+families without a profile (26 of 942 dice against 24), which the rule written
+before reading them does not allow; the finder in int8 finds a third more
+phantoms on printed squares.
+
+    python models/quantize_models.py faces --first-float 1 [--out models/faces.int8.onnx]
+    python models/quantize_models.py detector --out D.onnx [--keep-float 1] [--only N]
+
+The scales of the activations are measured on TRAINING-style renders only
+(seeds from CALIBRATION_SEED, never a validation, held-out or foreign frame).
+Weights are quantized per output channel in 7 bits (`reduce_range`): x86 CPUs
+without VNNI multiply u8 activations by s8 weights in pairs summed into 16 bits,
+which 8-bit weights saturate (under qemu-x86_64 -cpu Haswell an 8-bit model's
+logits were 1.9 off this VNNI machine's; with 7-bit weights they were the same
+bits). Activations are per tensor (uint8), with entropy-chosen ranges. The face
+model's fully connected layers stay float: its embedding, what a profile reads,
+is a Gemm's output with negative values, which one 8-bit scale coarsened to a
+cosine of 0.89 with the float one (0.9997 or more with them float). The
+metadata (temperature and limits) is carried over: calibrate_faces.py run on
+an int8 model chose the same temperature and limits within 0.012.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from companion.synth import TRAIN, render_frame  # noqa: E402
+from companion.vision.crop import cut_faces  # noqa: E402
+from companion.vision.detect_net import _prepare, input_long_for  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+CALIBRATION_SEED = 61_000
+# Frame sizes a finder sees: the common 1280x960, the Pi camera's 2304x1296 (a
+# longer input), a phone's 4:3 and a small webcam frame.
+SIZES = ((1280, 960), (2304, 1296), (1600, 1200), (640, 480))
+
+
+def detector_inputs(frames: int, mixed: bool = True) -> Iterator[np.ndarray]:
+    for k in range(frames):
+        size = SIZES[k % len(SIZES)] if mixed else SIZES[0]
+        frame = render_frame(CALIBRATION_SEED + k, size=size, styles=TRAIN, hard_clutter=k % 3 == 0)
+        x, _ = _prepare(frame.image, input_long_for(max(size)))
+        yield x
+
+
+def face_inputs(frames: int, batch: int = 64) -> Iterator[np.ndarray]:
+    crops: list[np.ndarray] = []
+    for k in range(frames):
+        frame = render_frame(CALIBRATION_SEED + k, styles=TRAIN)
+        crops.extend(cut_faces(frame.image, [d.corners for d in frame.dice]))
+        while len(crops) >= batch:
+            yield np.asarray(crops[:batch], np.float32)
+            crops = crops[batch:]
+    # the rest, fewer than a batch, is left out: histogram calibration wants one shape
+
+
+def float_convs(src: Path, last: int, only: int = 0, first: int = 0) -> list[str]:
+    """The nodes left in float: the model's first ``first`` and last ``last`` convolutions,
+    and its Gemms."""
+    import onnx
+
+    nodes = onnx.load(str(src)).graph.node
+    convs = [node.name for node in nodes if node.op_type == "Conv"]
+    # fully connected layers cost nothing beside the convolutions, and the face model's
+    # embedding (a Gemm's output, negative values and all) is what a profile reads
+    gemms = [node.name for node in nodes if node.op_type == "Gemm"]
+    if only:  # only the first ``only`` convolutions in 8 bits
+        return convs[only:] + gemms
+    return convs[:first] + (convs[-last:] if last else []) + gemms
+
+
+def quantize(
+    src: Path,
+    out: Path,
+    inputs: Iterator[np.ndarray],
+    keep_float: int = 0,
+    method: str = "minmax",
+    only: int = 0,
+    reduce_range: bool = True,
+    first_float: int = 0,
+) -> None:
+    """``keep_float``: how many of the last convolutions stay float (a head whose
+    outputs have unlike ranges, which one activation scale would coarsen)."""
+    import onnx
+    import onnxruntime as ort
+    from onnxruntime.quantization import (
+        CalibrationDataReader,
+        CalibrationMethod,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    name = ort.InferenceSession(str(src), providers=["CPUExecutionProvider"]).get_inputs()[0].name
+
+    class Reader(CalibrationDataReader):
+        def get_next(self) -> dict[str, np.ndarray] | None:
+            x = next(inputs, None)
+            return None if x is None else {name: x}
+
+    with tempfile.TemporaryDirectory() as tmp:
+        pre = Path(tmp) / "pre.onnx"
+        quant_pre_process(str(src), str(pre), skip_symbolic_shape=True)
+        exclude = float_convs(pre, keep_float, only, first_float)
+        quantize_static(
+            str(pre),
+            str(out),
+            Reader(),
+            quant_format=QuantFormat.QDQ,
+            per_channel=True,
+            activation_type=QuantType.QUInt8,
+            weight_type=QuantType.QInt8,
+            # 7-bit weights: x86 CPUs without VNNI multiply u8 by s8 in pairs summed into
+            # 16 bits (VPMADDUBSW), which 8-bit weights can saturate; VNNI, the Pi's dot
+            # product instructions and 7-bit weights cannot
+            reduce_range=reduce_range,
+            calibrate_method={
+                "minmax": CalibrationMethod.MinMax,
+                "percentile": CalibrationMethod.Percentile,
+                "entropy": CalibrationMethod.Entropy,
+            }[method],
+            extra_options={"CalibPercentile": 99.99},
+            nodes_to_exclude=exclude,
+        )
+    # the metadata (classes, temperature, limits) travels with the weights
+    model = onnx.load(str(out))
+    source = onnx.load(str(src))
+    keys = {p.key for p in model.metadata_props}
+    for p in source.metadata_props:
+        if p.key not in keys:
+            model.metadata_props.add(key=p.key, value=p.value)
+    model.metadata_props.add(key="quantized_from", value=src.name)
+    onnx.save(model, str(out))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    ap.add_argument("what", choices=("detector", "faces"))
+    ap.add_argument("--model", default=None, help="the float model (default: the shipped one)")
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--frames", type=int, default=48, help="calibration frames")
+    ap.add_argument("--method", choices=("minmax", "percentile", "entropy"), default="entropy")
+    ap.add_argument("--keep-float", type=int, default=0, help="last convolutions left in float")
+    ap.add_argument("--only", type=int, default=0, help="quantize only the first N convolutions")
+    ap.add_argument("--first-float", type=int, default=0, help="first convolutions left in float")
+    args = ap.parse_args()
+    if args.what == "detector":
+        src = Path(args.model or HERE / "dice_detector.onnx")
+        out = Path(args.out or HERE / "dice_detector.int8.onnx")
+        quantize(
+            src,
+            out,
+            detector_inputs(args.frames, mixed=args.method == "minmax"),
+            args.keep_float,
+            args.method,
+            args.only,
+            first_float=args.first_float,
+        )
+    else:
+        src = Path(args.model or HERE / "faces.onnx")
+        out = Path(args.out or HERE / "faces.int8.onnx")
+        quantize(
+            src,
+            out,
+            face_inputs(args.frames),
+            args.keep_float,
+            args.method,
+            first_float=args.first_float,
+        )
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)")
+
+
+if __name__ == "__main__":
+    main()
