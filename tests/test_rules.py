@@ -155,6 +155,17 @@ def test_ST2_illegal() -> None:
     assert rec("start A 3IIIII\nstart B 1IIIII\nstart A 3IIIII\n")[1] == "ST2"  # decided
 
 
+def test_a_start_line_breaking_ST1_and_ST2_cites_ST1() -> None:
+    # NOTATION.md: within a stage the first rule in RULES.md order. Five dice (ST1) rolled
+    # by a cult outside the tie, or after the roll-off is decided (ST2).
+    head = '[Cults "A B C"]\n'
+    body = "start A 3IIIII\nstart B 21IIII\nstart C 1IIIII\nstart C 3IIII\n"
+    assert rec(body, head) == (False, "ST1", 5)
+    assert rec("start A 3IIIII\nstart B 1IIIII\nstart B 3IIII\n") == (False, "ST1", 4)
+    # six dice: only ST2 is broken
+    assert rec("start A 3IIIII\nstart B 1IIIII\nstart B 3IIIII\n")[1] == "ST2"
+
+
 def test_ST3_legal_stone_passes_left() -> None:
     body = (
         "A: 111111 -> give 1\nB: 3I2EEI -> IÄÄ! Cthulhu! Fhtagn! place I23E\n"

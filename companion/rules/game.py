@@ -165,6 +165,10 @@ class Game:
         self._check_cult(cult)
         if self.play_began:
             raise RuleError("ST1", "the roll-off is rolled before play begins")
+        # A line that breaks ST1 and ST2 at once cites ST1 (NOTATION.md: within a stage, the
+        # first rule in RULES.md order): the dice count before who may roll.
+        if len(faces) != 6:
+            raise RuleError("ST1", f"{cult} must roll 6 dice in the roll-off, not {len(faces)}")
         ro = self.rolloff
         if ro is None:
             ro = self.rolloff = RollOff(self.cults)
@@ -177,8 +181,6 @@ class Game:
             if len(ro.rounds) == 1:
                 raise RuleError("ST1", f"{cult} rolls only once in the roll-off")
             raise RuleError("ST2", f"{cult} rolls only once in this round of the roll-off")
-        if len(faces) != 6:
-            raise RuleError("ST1", f"{cult} must roll 6 dice in the roll-off, not {len(faces)}")
         ro.current[cult] = tuple(faces)
         if len(ro.current) < len(ro.contenders):
             return None
