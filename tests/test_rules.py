@@ -41,6 +41,15 @@ def test_C1_illegal() -> None:
     assert rec("", '[Cults "A B C D"]\n[Sets "1"]\n') == (False, "C1", 2)
 
 
+def test_cult_names_are_one_name_however_they_were_typed() -> None:
+    # Replay reads a record in NFC; the secretary's names must be those names, so two
+    # names that NFC makes one (the Angstrom sign and A-ring) are one name here too.
+    with pytest.raises(OptionsError) as e:
+        Options.make(["\u212b", "\u00c5"])
+    assert e.value.rule == "C1"
+    assert Options.make(["Zo\u0308e", "\u212aai"]).cults == ("Z\u00f6e", "Kai")
+
+
 def test_C2_legal_faces() -> None:
     assert parse_faces("I123E") == ("I", "1", "2", "3", "E")
     assert sorted(DIE_SIDES) == sorted("II123E")  # I twice, others once

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -67,7 +68,9 @@ class Options:
         doublers: Doublers | str = Doublers.RETURN,
         illegal_call: IllegalCall | str = IllegalCall.RECALL,
     ) -> Options:
-        cults = tuple(cults)
+        # Replay reads records in NFC (NOTATION.md is UTF-8 text, and what macOS types is
+        # decomposed): names kept as typed could differ here and be one name in the record.
+        cults = tuple(unicodedata.normalize("NFC", c) for c in cults)
         n = len(cults)
         if not 2 <= n <= 6:
             raise OptionsError("C1", f"the game is for 2 to 6 cults, not {n}")
