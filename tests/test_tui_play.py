@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import NoReturn
 
+from textual.widgets import Input
+
 from companion.record.replay import replay_text
 from companion.rules import Options
 from companion.secretary import Secretary
@@ -130,6 +132,19 @@ async def test_setup_screen_starts_a_game_and_reports_bad_settings() -> None:
         await pilot.pause()
         opts = app.session.options
         assert opts.cults == ("Anna", "Ben", "Cleo") and opts.target == 150 and opts.sets == 1
+
+
+@sync
+async def test_setup_takes_a_decomposed_name_as_replay_reads_it() -> None:
+    # macOS types "Zoë" as Zo + a combining diaeresis: a name, written in NFC
+    app = CompanionApp(secretary())
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, SetupScreen)
+        screen.query_one("#cults", Input).value = "Zo\u0308e Ben"
+        screen.action_start()
+        await pilot.pause()
+        assert app.session.options.cults == ("Z\u00f6e", "Ben")
 
 
 @sync

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -74,7 +76,9 @@ class SetupScreen(Screen[None]):
         self._show_sets()
 
     def _names(self) -> list[str]:
-        return self.query_one("#cults", Input).value.split()
+        # NFC, as replay reads the record: a decomposed "Zoë" (what macOS types) is a name
+        value = self.query_one("#cults", Input).value
+        return unicodedata.normalize("NFC", value).split()
 
     def _show_sets(self) -> None:
         n = len(self._names())
