@@ -8,7 +8,7 @@ families without a profile (26 of 942 dice against 24), which the rule written
 before reading them does not allow; the finder in int8 finds a third more
 phantoms on printed squares.
 
-    python models/quantize_models.py faces --first-float 1 [--out models/faces.int8.onnx]
+    python models/quantize_models.py faces --first-float 1 --out F.onnx
     python models/quantize_models.py detector --out D.onnx [--keep-float 1] [--only N]
 
 The scales of the activations are measured on TRAINING-style renders only
@@ -87,7 +87,7 @@ def quantize(
     out: Path,
     inputs: Iterator[np.ndarray],
     keep_float: int = 0,
-    method: str = "minmax",
+    method: str = "entropy",
     only: int = 0,
     reduce_range: bool = True,
     first_float: int = 0,
@@ -151,7 +151,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("what", choices=("detector", "faces"))
     ap.add_argument("--model", default=None, help="the float model (default: the shipped one)")
-    ap.add_argument("--out", default=None)
+    # required: neither is shipped, and any *.onnx left in models/ goes into the wheel
+    ap.add_argument("--out", required=True)
     ap.add_argument("--frames", type=int, default=48, help="calibration frames")
     ap.add_argument("--method", choices=("minmax", "percentile", "entropy"), default="entropy")
     ap.add_argument("--keep-float", type=int, default=0, help="last convolutions left in float")
@@ -160,10 +161,11 @@ def main() -> None:
     args = ap.parse_args()
     if args.what == "detector":
         src = Path(args.model or HERE / "dice_detector.onnx")
-        out = Path(args.out or HERE / "dice_detector.int8.onnx")
+        out = Path(args.out)
         quantize(
             src,
             out,
+            # histogram methods (entropy, percentile) want one input shape
             detector_inputs(args.frames, mixed=args.method == "minmax"),
             args.keep_float,
             args.method,
@@ -172,7 +174,7 @@ def main() -> None:
         )
     else:
         src = Path(args.model or HERE / "faces.onnx")
-        out = Path(args.out or HERE / "faces.int8.onnx")
+        out = Path(args.out)
         quantize(
             src,
             out,
