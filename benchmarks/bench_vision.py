@@ -1,7 +1,7 @@
 """Time `vision read` (find + classify, decoding and model loading excluded) on rendered frames.
 
     python benchmarks/bench_vision.py [--frames 30] [--dice 20] [--profile P] [--threads 2]
-                                      [--unjudged | --compare]
+                                      [--unjudged | --compare | --against-model F]
 
 Prints the median and 95th percentile per frame size, and the detection
 figures on the same frames (held-out styles) so speed is never bought with
@@ -51,7 +51,17 @@ def main(argv: list[str] | None = None) -> int:
         help="time judged and unjudged reads in turn on the same frames (a loaded machine's "
         "load then weighs on both alike)",
     )
+    ap.add_argument(
+        "--against-model",
+        default=None,
+        metavar="F",
+        help="time the shipped face model and the face model F in turns, in one process, on "
+        "the same frames (e.g. models/faces.float.onnx: a loaded machine then weighs on both)",
+    )
     args = ap.parse_args(argv)
+    if args.against_model and (args.profile or args.compare):
+        ap.error("--against-model times two face models without a profile, judged or not")
+    other: Reader | None = None
     try:
         from companion.vision.detect_net import find_dice_net
         from companion.vision.enroll import load_reader
@@ -65,6 +75,14 @@ def main(argv: list[str] | None = None) -> int:
         )
         loaded.warm_up()
         reader: Reader | None = loaded
+        if args.against_model:
+            other = Reader(
+                load_reader(args.profile, args.against_model, threads=args.threads),
+                finder=lambda image: find_dice_net(image, threads=args.threads),
+                judge=None if args.unjudged else JudgeSettings(),
+                threads=args.threads,
+            )
+            other.warm_up()
         what = (
             "find + classify"
             + (" with a profile" if args.profile else "")
@@ -80,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     ]
     if args.compare and reader is not None:
         ways = [(", judged", JudgeSettings()), (", unjudged", None)]
+    if other is not None:
+        ways = [(", shipped face model", ways[0][1]), (f", {args.against_model}", ways[0][1])]
     for size in SIZES:
         times: dict[str, list[float]] = {w: [] for w, _ in ways}
         tally = {w: Tally() for w, _ in ways}
@@ -93,8 +113,9 @@ def main(argv: list[str] | None = None) -> int:
             for w, judge in turns:
                 start = time.perf_counter()
                 if reader is not None:
-                    reader.judge = judge
-                    got = [(d.x, d.y, d.face) for d in reader.read(frame.image)]
+                    r = other if other is not None and w == ways[1][0] else reader
+                    r.judge = judge
+                    got = [(d.x, d.y, d.face) for d in r.read(frame.image)]
                 else:
                     got = [
                         (d.center[0], d.center[1], "?" if not d.clean else "x")
@@ -111,6 +132,12 @@ def main(argv: list[str] | None = None) -> int:
                 f"p95 {np.percentile(t, 95):.1f} ms over {len(t)} reads"
             )
             print(f"  {tally[w].summary()}")
+        if other is not None:
+            paired = np.asarray(times[ways[1][0]]) - np.asarray(times[ways[0][0]])
+            print(
+                f"  {args.against_model} minus the shipped model, read by read: median "
+                f"{np.median(paired):+.1f} ms"
+            )
     print(f"machine: {describe()}, load average {os.getloadavg()[0]:.1f}")
     return 0
 

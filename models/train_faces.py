@@ -1,7 +1,9 @@
-"""Train the dice-face classifier on rendered crops and export models/faces.onnx.
+"""Train the dice-face classifier on rendered crops and export models/faces.float.onnx.
 
-Rebuilds the shipped model from its seed on a CPU (torch 2.13.0, the `train`
-extra). Runtime code never imports torch: it reads the ONNX file.
+Rebuilds the shipped network from its seed on a CPU (torch 2.13.0, the `train`
+extra). Runtime code never imports torch: it reads the ONNX file. The model
+`vision read` ships, models/faces.onnx, is this network in 8-bit integers
+(models/quantize_models.py, then calibrate_faces.py on it; models/MODEL_CARD.md).
 
     python models/train_faces.py --seed 1            # the shipped model
     python models/train_faces.py --quick --out /tmp/f.onnx   # a smoke run
@@ -777,7 +779,11 @@ def main() -> None:
     ap.add_argument("--lr", type=float, default=4e-3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--out", default=str(REPO / "models" / "faces.onnx"))
+    ap.add_argument(
+        "--out",
+        default=str(REPO / "models" / "faces.float.onnx"),
+        help="the float network; models/faces.onnx is made from it by quantize_models.py",
+    )
     ap.add_argument(
         "--restyle",
         type=float,

@@ -123,6 +123,9 @@ def test_the_installed_wheel_reads_a_frame_from_any_folder(tmp_path: Path) -> No
         site / "companion" / "models"
     )
     assert not (site / "models").exists()  # not the checkout's layout
+    # the float network the shipped int8 face model is made from is never read at run time
+    assert (site / "companion" / "models" / "faces.onnx").is_file()
+    assert not list((site / "companion" / "models").glob("*.float.onnx"))
 
     read = _run(
         [str(target / "bin" / "companion"), "vision", "read", "frame.jpg", "--json"], work, env
