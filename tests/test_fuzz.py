@@ -225,6 +225,24 @@ def test_damaged_columns(game_db: Path, tmp_path: Path, data: st.DataObject) -> 
     _reads_without_traceback(db)
 
 
+def test_an_event_text_damaged_with_a_line_break_is_shown_on_one_line(
+    game_db: Path, tmp_path: Path
+) -> None:
+    """Found by test_damaged_columns: verify quoted a changed event's text as it was, so a
+    line break in it split the sentence (and a long one ran on)."""
+    db = tmp_path / "n.db"
+    shutil.copy(game_db, db)
+    with sqlite3.connect(db) as c:
+        c.execute("UPDATE events SET text = ? WHERE rowid = 7", ("R\x02 a\nb\u2028c" + "x" * 200,))
+    found = verify(db)
+    messages = [f.message for f in found]
+    assert any("was changed after it was stored" in m for m in messages), messages
+    for m in messages:
+        one_sentence(m)
+        assert len(m) < 400, m
+    assert any("a\\x0ab\\u2028c" in m for m in messages), messages
+
+
 @FUZZ
 @given(data=st.data())
 def test_flipped_bytes(game_db: Path, tmp_path: Path, data: st.DataObject) -> None:

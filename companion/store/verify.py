@@ -32,6 +32,18 @@ def is_database(path: Path) -> bool:
         return False
 
 
+def shown(text: str, limit: int = 60) -> str:
+    """An event's text as part of a one-line sentence: a damaged event can hold line breaks and
+    other control characters, or run long, and the message must stay one readable line."""
+    out = "".join(
+        ch
+        if ch.isprintable()
+        else (f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
+        for ch in text
+    )
+    return out if len(out) <= limit else out[: limit - 1] + "…"
+
+
 def check_chain(
     genesis: str, events: list[StoredEvent], evidence: dict[int, str | None]
 ) -> str | None:
@@ -46,11 +58,11 @@ def check_chain(
                 if want_seq == 1
                 else f"event {want_seq - 1} was changed or removed"
             )
-            return f"event {e.seq} ({e.text}) does not follow the one before it: {what}"
+            return f"event {e.seq} ({shown(e.text)}) does not follow the one before it: {what}"
         if chain_hash(prev, e.canonical()) != e.hash:
-            return f"event {e.seq} ({e.text}) was changed after it was stored"
+            return f"event {e.seq} ({shown(e.text)}) was changed after it was stored"
         if e.evidence and evidence.get(e.seq) != e.evidence:
-            return f"the evidence of event {e.seq} ({e.text}) was changed or removed"
+            return f"the evidence of event {e.seq} ({shown(e.text)}) was changed or removed"
         prev = e.hash
     return None
 
@@ -86,7 +98,7 @@ def check_seals(
         mac = e.mac if whose == "table" else e.omac
         if mac != event_mac(key, info.id, e.hash):
             return (
-                f"the seal of event {e.seq} ({e.text}) does not fit: "
+                f"the seal of event {e.seq} ({shown(e.text)}) does not fit: "
                 f"the event was rewritten without the {whose} key"
             )
     if seal != game_seal(key, info, store.meta_text(info.id)):
