@@ -268,8 +268,9 @@ def test_reading_applies_the_limit_of_the_motif_read(clf: FaceClassifier) -> Non
     probs, unlike = prof.read(rotation_embeddings(clf, test, READ_ROTATIONS))
     best, conf = probs.argmax(axis=1), probs.max(axis=1)
     # the dice read 1 must pass the strictest limit; every other motif passes at any confidence
+    # (the head alone: no pixel rescue, tested in test_pixel_templates.py)
     strict = tuple(0.0 if k != 1 else 0.999999 for k in range(len(FACES)))
-    clf.profile = dataclasses.replace(prof, limits=strict)
+    clf.profile = dataclasses.replace(prof, limits=strict, pixels=None)
     reads = clf.classify(test)
     clf.profile = None
     for r, b, c, u in zip(reads, best, conf, unlike, strict=True):

@@ -75,6 +75,12 @@ class ProfileHead(Protocol):
         """The dice unlike every enrolled motif by far: no die of this table."""
         ...
 
+    def confirms(
+        self, crops: npt.NDArray[np.uint8], best: npt.NDArray[np.intp]
+    ) -> npt.NDArray[np.bool_]:
+        """Which crops the enrolled dice's own pixels read as ``best`` with a clear margin."""
+        ...
+
     @property
     def doubt(self) -> float:
         """The model's not-a-die probability from which a find is doubted: it reads `?`, and is
@@ -359,6 +365,12 @@ class FaceClassifier:
             limit = np.asarray(self.profile.limit(probs.argmax(axis=1)), np.float64)
             # the head has only seen dice: a find the model doubts is no motif it may vouch for
             limit[doubted] = np.inf
+            # A die too unsure for the head alone is read as its best guess when the enrolled
+            # dice's pixels, an independent read, name the same motif (pixel_templates.py).
+            best = probs.argmax(axis=1)
+            low = np.flatnonzero(np.isfinite(limit) & (probs.max(axis=1) < limit) & ~unlike & ~drop)
+            if len(low):
+                limit[low[self.profile.confirms(crops[low], best[low])]] = 0.0
             return probs, limit, unlike, not_die_p, drop
         logits, emb = self.run(crops)
         probs, not_die = self.motif_probabilities(logits)

@@ -48,6 +48,7 @@ from companion.vision.classify import (
 from companion.vision.crop import cut_faces
 from companion.vision.finders import DEFAULT_FINDER, make_finder
 from companion.vision.image_file import ImageFileError, load_image
+from companion.vision.pixel_templates import SIDE, PixelTemplates
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
@@ -145,6 +146,17 @@ class Profile:
     # The not-a-die probability from which a find reads `?` (and, far from every motif,
     # is left out); a profile from before it has the floor.
     doubt: float = DOUBT_FLOOR
+    # The enrolled dice's pixels, a second read that may turn a `?` into the head's best
+    # guess (pixel_templates.py); None: a profile from before them, which rescues nothing.
+    pixels: PixelTemplates | None = None
+
+    def confirms(
+        self, crops: npt.NDArray[np.uint8], best: npt.NDArray[np.intp]
+    ) -> npt.NDArray[np.bool_]:
+        """Which crops the enrolled dice's pixels read as ``best`` with a clear margin."""
+        if self.pixels is None:
+            return np.zeros(len(crops), bool)
+        return self.pixels.confirms(crops, best)
 
     def limit(self, best: npt.NDArray[np.intp] | I64) -> F64:
         """The lowest confidence each die is read at, given the motif it looks most like."""
@@ -184,7 +196,17 @@ class Profile:
                 f"{out} is a file; --out names the folder the profile is written to"
             )
         buf = io.BytesIO()
-        np.savez(buf, weights=self.weights, bias=self.bias, prototypes=self.prototypes)
+        if self.pixels is None:
+            np.savez(buf, weights=self.weights, bias=self.bias, prototypes=self.prototypes)
+        else:
+            np.savez(
+                buf,
+                weights=self.weights,
+                bias=self.bias,
+                prototypes=self.prototypes,
+                pixel_templates=self.pixels.templates,
+                pixel_labels=self.pixels.labels,
+            )
         meta = {
             "classes": list(FACES),
             "head": HEAD_KIND,
@@ -196,6 +218,11 @@ class Profile:
             "self_check": self.check.to_json() if self.check else None,
             "warnings": list(self.warnings),
             "doubt": self.doubt,
+            "pixel_check": (
+                {"accuracy": self.pixels.accuracy, "worst_wrong_margin": self.pixels.worst_wrong}
+                if self.pixels is not None
+                else None
+            ),
         }
         try:
             private_dir(out)
@@ -222,6 +249,15 @@ class Profile:
                     np.asarray(npz["bias"], np.float32),
                 )
                 protos = np.asarray(npz["prototypes"], np.float32)
+                pixels = None
+                if meta.get("pixel_check"):
+                    pixels = PixelTemplates(
+                        np.asarray(npz["pixel_templates"], np.float32),
+                        np.asarray(npz["pixel_labels"], np.int64),
+                        float(meta["pixel_check"]["accuracy"]),
+                        float(meta["pixel_check"]["worst_wrong_margin"]),
+                        len(FACES),
+                    )
             check = SelfCheck.from_json(meta["self_check"]) if meta.get("self_check") else None
             prof = cls(
                 weights,
@@ -235,6 +271,7 @@ class Profile:
                 tuple(str(w) for w in meta.get("warnings", [])),
                 tuple(float(meta["limits"][f]) for f in FACES) if meta.get("limits") else (),
                 float(meta.get("doubt", DOUBT_FLOOR)),
+                pixels,
             )
             classes = tuple(meta["classes"])
         # a damaged file too: a cut or empty zip, JSON of another shape
@@ -257,6 +294,16 @@ class Profile:
             or protos.shape != (k, weights.shape[0])
         ):
             raise EnrolmentError(f"the profile in {d} is not a face profile")
+        if pixels is not None and (
+            pixels.templates.ndim != 2
+            or pixels.templates.shape[1] != SIDE * SIDE
+            or pixels.labels.shape != (len(pixels.templates),)
+            or not np.isin(pixels.labels, np.arange(k)).all()
+            or not np.isfinite(pixels.templates).all()
+            or not 0.0 <= pixels.accuracy <= 1.0
+            or not 0.0 <= pixels.worst_wrong <= 2.0
+        ):
+            raise EnrolmentError(f"the profile in {d} has damaged pixel templates; enrol again")
         numbers = (weights, bias, protos, prof.threshold, prof.min_similarity, prof.limits)
         if not all(np.isfinite(np.asarray(x, np.float64)).all() for x in numbers):
             # NaN would read as a confidence no JSON can carry
@@ -275,6 +322,10 @@ class Profile:
             text += (
                 f"; self-check {100 * c.accuracy:.1f}% read right, {c.unsure} `?`, "
                 f"{c.dice - c.right - c.unsure} wrong of {c.dice} dice with their frame left out"
+            )
+        if self.pixels is not None:
+            text += f"; pixel check {100 * self.pixels.accuracy:.1f}% " + (
+                "(may overrule a ?)" if self.pixels.usable else "(too few to overrule a ?)"
             )
         return text
 
@@ -454,15 +505,21 @@ def fit_profile(
     frames = np.arange(len(labels)) if frames is None else np.asarray(frames, np.int64)
     logits, rot = rotation_run(classifier, crops)
     not_die = classifier.motif_probabilities(logits)[1]
-    return profile_from(rot, labels, frames, model_digest(classifier.path), not_die)
+    return profile_from(rot, labels, frames, model_digest(classifier.path), not_die, crops)
 
 
 def profile_from(
-    rot: F32, labels: I64, frames: I64, model: str, not_die: F32 | None = None
+    rot: F32,
+    labels: I64,
+    frames: I64,
+    model: str,
+    not_die: F32 | None = None,
+    crops: npt.NDArray[np.uint8] | None = None,
 ) -> Profile:
     """A profile from the dice of every face at their four right angles (4, N, D), their motif
     and frame; ``model`` is the digest of the model that embedded them, ``not_die`` its
-    probability that each is no die (the doubt floor without it)."""
+    probability that each is no die (the doubt floor without it), ``crops`` the dice
+    themselves (no pixel templates without them)."""
     counts = tuple(int(c) for c in np.bincount(labels, minlength=len(FACES)))
     # A die finder may also pick up a stone, a card or a die of another motif
     # in an enrolment frame: it fits its folder's motif badly, so it is set
@@ -484,8 +541,11 @@ def profile_from(
     set_aside = ~keep
     aside_counts = tuple(int(c) for c in np.bincount(labels[set_aside], minlength=len(FACES)))
     doubt = DOUBT_FLOOR
+    pixels = None
     if not_die is not None and keep.any():
         doubt = max(DOUBT_FLOOR, float(np.quantile(not_die[keep], DOUBT_QUANTILE)))
+    if crops is not None:  # the dice set aside are no template either
+        pixels = PixelTemplates.fit(crops[keep], labels[keep], frames[keep], len(FACES))
     if set_aside.any():
         rot, labels, frames = rot[:, keep], labels[keep], frames[keep]
         counts = tuple(int(c) for c in np.bincount(labels, minlength=len(FACES)))
@@ -526,6 +586,7 @@ def profile_from(
         tuple(warnings),
         tuple(float(v) for v in limits),
         doubt,
+        pixels,
     )
 
 

@@ -77,6 +77,23 @@ def self_check_lines(profile: Profile) -> list[str]:
         f"a find the model gives a {100 * profile.doubt:.0f}% chance or more of being no die "
         "reads ?, and is left out if it is also far from every enrolled motif"
     )
+    from companion.vision.pixel_templates import MIN_ACCURACY
+
+    px = profile.pixels
+    if px is not None:
+        checked = (
+            f"pixel check (each frame's dice matched by their drawing to the other frames'): "
+            f"{100 * px.accuracy:.1f}% read right"
+        )
+        if px.usable:
+            lines.append(
+                f"{checked}; a ? of the profile becomes its best guess when the drawing names "
+                f"the same motif by a margin of {px.needed_margin:.3f} or more"
+            )
+        else:
+            lines.append(
+                f"{checked}, too few to overrule a ? (at least {100 * MIN_ACCURACY:.0f}% needed)"
+            )
     lines += [f"warning: {w}" for w in profile.warnings]
     if not profile.warnings:
         lines.append("no warning: every motif was told apart from the others")

@@ -1,0 +1,187 @@
+"""The enrolled dice's pixels as a second read: a `?` of the profile's head becomes its best
+guess only when the pixels name the same motif, on a set whose pixels check out."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from companion.synth import FACES, style_by_name
+from companion.vision.classify import UNKNOWN, FaceClassifier
+from companion.vision.enroll import EnrolmentError, Profile, fit_profile
+from companion.vision.pixel_templates import (
+    MARGIN_FLOOR,
+    MIN_ACCURACY,
+    SIDE,
+    PixelTemplates,
+    describe,
+)
+from tests.test_enroll import MODEL, _enrolment_crops
+
+STYLE = "jade/navy/pulp"
+# A limit no head probability reaches: every die is `?` to the head alone.
+NONE_PASSES = (0.999999,) * len(FACES)
+
+
+@pytest.fixture(scope="module")
+def clf() -> FaceClassifier:
+    return FaceClassifier(MODEL)
+
+
+@pytest.fixture(scope="module")
+def profile(clf: FaceClassifier) -> Profile:
+    return fit_profile(clf, *_enrolment_crops(style_by_name(STYLE), 11))
+
+
+def _reads(clf: FaceClassifier, prof: Profile, crops: np.ndarray) -> list[str]:
+    clf.profile = prof
+    try:
+        return [r.face for r in clf.classify(crops)]
+    finally:
+        clf.profile = None
+
+
+def test_descriptor_is_zero_mean_unit_length_and_ignores_brightness() -> None:
+    crops, _, _ = _enrolment_crops(style_by_name(STYLE), 3, frames=1, n_dice=4)
+    d = describe(crops)
+    assert d.shape == (len(crops), SIDE, SIDE)
+    assert np.allclose(d.reshape(len(d), -1).mean(axis=1), 0, atol=1e-5)
+    assert np.allclose(np.linalg.norm(d.reshape(len(d), -1), axis=1), 1, atol=1e-4)
+    dim = (crops.astype(np.float32) * 0.6 + 20).astype(np.uint8)
+    assert (describe(dim).reshape(len(d), -1) * d.reshape(len(d), -1)).sum(axis=1).min() > 0.98
+
+
+def test_pixels_read_a_turned_die_as_it_is(profile: Profile) -> None:
+    assert profile.pixels is not None
+    test, truth, _ = _enrolment_crops(style_by_name(STYLE), 77, frames=1)
+    pred, margin = profile.pixels.read(test)
+    turned, turned_margin = profile.pixels.read(np.ascontiguousarray(np.rot90(test, 1, (1, 2))))
+    assert (pred == turned).all()
+    assert np.allclose(margin, turned_margin, atol=1e-4)
+    assert (pred == truth).mean() >= 0.9
+
+
+def test_enrolment_checks_its_pixels_with_each_frame_left_out(clf: FaceClassifier) -> None:
+    crops, labels, frames = _enrolment_crops(style_by_name(STYLE), 11)
+    good = PixelTemplates.fit(crops, labels, frames)
+    assert good.usable and good.accuracy >= MIN_ACCURACY
+    # folders of the wrong motif: the check reads them as what they show, not as labelled
+    swapped = labels.copy()
+    swapped[labels == 1], swapped[labels == 3] = 3, 1
+    swapped[(labels == 0) & (frames == frames[labels == 0].min())] = 4
+    bad = PixelTemplates.fit(crops, swapped, frames)
+    assert bad.accuracy < good.accuracy
+    assert not bad.usable
+    # a motif with a single frame has no other frame to be read by: all wrong in the check
+    one = frames.copy()
+    one[labels == 2] = frames[labels == 2].min()
+    assert PixelTemplates.fit(crops, labels, one).accuracy < good.accuracy
+
+
+def test_a_head_unsure_die_reads_its_best_guess_when_the_pixels_agree(
+    clf: FaceClassifier, profile: Profile
+) -> None:
+    test, truth, _ = _enrolment_crops(style_by_name(STYLE), 77, frames=1)
+    strict = dataclasses.replace(profile, limits=NONE_PASSES)
+    assert all(f == UNKNOWN for f in _reads(clf, dataclasses.replace(strict, pixels=None), test))
+    rescued = _reads(clf, strict, test)
+    read = [f for f in rescued if f != UNKNOWN]
+    assert len(read) >= 0.8 * len(test)
+    assert all(f == FACES[t] for f, t in zip(rescued, truth, strict=True) if f != UNKNOWN)
+    # a die the head reads sure stays as the head reads it, whatever the pixels say
+    assert _reads(clf, profile, test) == _reads(
+        clf, dataclasses.replace(profile, pixels=None), test
+    )
+
+
+def test_no_rescue_where_the_pixels_disagree_or_the_set_fails_its_check(
+    clf: FaceClassifier, profile: Profile
+) -> None:
+    assert profile.pixels is not None
+    test, _, _ = _enrolment_crops(style_by_name(STYLE), 77, frames=1)
+    strict = dataclasses.replace(profile, limits=NONE_PASSES)
+    # templates labelled one motif on: the pixels name another motif than the head, but
+    # where the head's best guess was that motif too (a die it was unsure of and wrong)
+    shifted = dataclasses.replace(profile.pixels, labels=(profile.pixels.labels + 1) % len(FACES))
+    clf.profile = dataclasses.replace(profile, pixels=None)
+    best = [r.best for r in clf.classify(test)]
+    clf.profile = None
+    pix = [FACES[k] for k in shifted.read(test)[0]]
+    reads = _reads(clf, dataclasses.replace(strict, pixels=shifted), test)
+    assert sum(f != UNKNOWN for f in reads) <= 0.1 * len(test)
+    assert all(f == b == p for f, b, p in zip(reads, best, pix, strict=True) if f != UNKNOWN)
+    # a set whose pixels read its own dice badly rescues nothing
+    unsure = dataclasses.replace(profile.pixels, accuracy=MIN_ACCURACY - 0.01)
+    assert all(f == UNKNOWN for f in _reads(clf, dataclasses.replace(strict, pixels=unsure), test))
+    # nor does a margin the set's own wrong reads reached
+    wide = dataclasses.replace(profile.pixels, worst_wrong=8.0)
+    assert wide.needed_margin > 1.0 > MARGIN_FLOOR
+    assert all(f == UNKNOWN for f in _reads(clf, dataclasses.replace(strict, pixels=wide), test))
+    # things that are not dice are never rescued into a motif
+    rng = np.random.default_rng(0)
+    noise = rng.integers(0, 255, (4, 64, 64, 3), dtype=np.uint8)
+    assert all(f == UNKNOWN for f in _reads(clf, strict, noise))
+
+
+def test_pixel_templates_survive_save_and_load(
+    tmp_path: Path, clf: FaceClassifier, profile: Profile
+) -> None:
+    assert profile.pixels is not None
+    profile.save(tmp_path / "p")
+    back = Profile.load(tmp_path / "p", clf)
+    assert back.pixels is not None
+    assert np.array_equal(back.pixels.templates, profile.pixels.templates)
+    assert np.array_equal(back.pixels.labels, profile.pixels.labels)
+    assert back.pixels.accuracy == profile.pixels.accuracy
+    assert back.pixels.worst_wrong == profile.pixels.worst_wrong
+    # a profile from before pixel templates still reads, with the head alone
+    dataclasses.replace(profile, pixels=None).save(tmp_path / "old")
+    meta = json.loads((tmp_path / "old" / "profile.json").read_text())
+    assert meta["pixel_check"] is None
+    del meta["pixel_check"]
+    (tmp_path / "old" / "profile.json").write_text(json.dumps(meta))
+    assert Profile.load(tmp_path / "old", clf).pixels is None
+
+
+def test_damaged_pixel_templates_are_one_sentence(
+    tmp_path: Path, clf: FaceClassifier, profile: Profile
+) -> None:
+    assert profile.pixels is not None
+    px = profile.pixels
+    cases = {
+        "nan": dataclasses.replace(px, templates=np.full_like(px.templates, np.nan)),
+        "shape": dataclasses.replace(px, templates=px.templates[:, :10]),
+        "labels": dataclasses.replace(px, labels=px.labels + 7),
+        "accuracy": dataclasses.replace(px, accuracy=3.0),
+    }
+    for name, bad in cases.items():
+        dataclasses.replace(profile, pixels=bad).save(tmp_path / name)
+        with pytest.raises(EnrolmentError, match="damaged pixel templates; enrol again"):
+            Profile.load(tmp_path / name, clf)
+    # the arrays gone while the check says they are there
+    profile.save(tmp_path / "gone")
+    dataclasses.replace(profile, pixels=None).save(tmp_path / "arrays")
+    (tmp_path / "gone" / "profile.npz").write_bytes(
+        (tmp_path / "arrays" / "profile.npz").read_bytes()
+    )
+    with pytest.raises(EnrolmentError, match="cannot read the profile"):
+        Profile.load(tmp_path / "gone", clf)
+
+
+def test_enrolment_and_doctor_say_what_the_pixel_check_found(profile: Profile) -> None:
+    from companion.vision import faces_cli
+
+    assert profile.pixels is not None and profile.pixels.usable
+    lines = faces_cli.self_check_lines(profile)
+    said = [line for line in lines if line.startswith("pixel check")]
+    assert len(said) == 1 and "becomes its best guess" in said[0], lines
+    assert "pixel check" in profile.summary() and "may overrule a ?" in profile.summary()
+    weak = dataclasses.replace(profile, pixels=dataclasses.replace(profile.pixels, accuracy=0.5))
+    said = [line for line in faces_cli.self_check_lines(weak) if line.startswith("pixel check")]
+    assert "50.0% read right, too few to overrule a ? (at least 80% needed)" in said[0]
+    assert "too few to overrule a ?" in weak.summary()
+    assert "pixel check" not in dataclasses.replace(profile, pixels=None).summary()
