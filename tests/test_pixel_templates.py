@@ -185,3 +185,14 @@ def test_enrolment_and_doctor_say_what_the_pixel_check_found(profile: Profile) -
     assert "50.0% read right, too few to overrule a ? (at least 80% needed)" in said[0]
     assert "too few to overrule a ?" in weak.summary()
     assert "pixel check" not in dataclasses.replace(profile, pixels=None).summary()
+
+
+def test_the_check_in_blocks_is_the_check_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from companion.vision import pixel_templates
+
+    crops, labels, frames = _enrolment_crops(style_by_name(STYLE), 11)
+    whole = PixelTemplates.fit(crops, labels, frames)
+    monkeypatch.setattr(pixel_templates, "CHECK_BLOCK", 7)
+    blocks = PixelTemplates.fit(crops, labels, frames)
+    assert blocks.accuracy == whole.accuracy
+    assert blocks.worst_wrong == pytest.approx(whole.worst_wrong)

@@ -43,6 +43,8 @@ WRONG_MARGIN_SHARE = 0.25
 # A set whose dice the pixels read less well than this (one frame left out at a time)
 # rescues nothing: its drawings vary too much (or its light does) for a pixel match.
 MIN_ACCURACY = 0.8
+# Dice checked at once at enrolment (their similarities to every enrolled die).
+CHECK_BLOCK = 256
 
 
 def describe(crops: npt.NDArray[np.uint8]) -> F32:
@@ -104,9 +106,14 @@ class PixelTemplates:
         frames' templates."""
         desc = describe(crops)
         flat = desc.reshape(len(desc), -1)
-        sim = np.einsum("nrf,mf->nmr", _turned(desc), flat).max(axis=2)
-        sim[frames[:, None] == frames[None, :]] = -2.0  # its own frame left out
-        pred, margin = _per_motif(sim, labels, motifs)
+        pred = np.zeros(len(flat), np.int64)
+        margin = np.zeros(len(flat), np.float32)
+        # In blocks of dice: the similarities of a big enrolment at once would not fit a Pi.
+        for start in range(0, len(flat), CHECK_BLOCK):
+            part = slice(start, start + CHECK_BLOCK)
+            sim = np.einsum("nrf,mf->nmr", _turned(desc[part]), flat).max(axis=2)
+            sim[frames[part, None] == frames[None, :]] = -2.0  # its own frame left out
+            pred[part], margin[part] = _per_motif(sim, labels, motifs)
         wrong = pred != labels
         accuracy = float(1.0 - wrong.mean()) if len(labels) else 0.0
         worst = float(max(margin[wrong].max(), 0.0)) if wrong.any() else 0.0
