@@ -325,8 +325,10 @@ class Profile:
             )
         if self.pixels is not None:
             text += f"; pixel check {100 * self.pixels.accuracy:.1f}% " + (
-                "(may overrule a ?)" if self.pixels.usable else "(too few to overrule a ?)"
+                "(may settle a ?)" if self.pixels.usable else "(too few to settle a ?)"
             )
+        else:
+            text += "; no pixel templates (an older profile): enrol again to let them settle a ?"
         return text
 
 

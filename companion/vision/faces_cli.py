@@ -92,7 +92,7 @@ def self_check_lines(profile: Profile) -> list[str]:
             )
         else:
             lines.append(
-                f"{checked}, too few to overrule a ? (at least {100 * MIN_ACCURACY:.0f}% needed)"
+                f"{checked}, too few to settle a ? (at least {100 * MIN_ACCURACY:.0f}% needed)"
             )
     lines += [f"warning: {w}" for w in profile.warnings]
     if not profile.warnings:
