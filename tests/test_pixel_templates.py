@@ -16,6 +16,7 @@ from companion.vision.enroll import EnrolmentError, Profile, fit_profile
 from companion.vision.pixel_templates import (
     MARGIN_FLOOR,
     MIN_ACCURACY,
+    OBJECTION_FLOOR,
     SIDE,
     PixelTemplates,
     describe,
@@ -92,8 +93,9 @@ def test_a_head_unsure_die_reads_its_best_guess_when_the_pixels_agree(
     read = [f for f in rescued if f != UNKNOWN]
     assert len(read) >= 0.8 * len(test)
     assert all(f == FACES[t] for f, t in zip(rescued, truth, strict=True) if f != UNKNOWN)
-    # whatever the limits, the pixels only ever turn a `?` into the head's best guess: a die
-    # the head reads stays as the head reads it, and no read becomes `?`
+    # whatever the limits, the pixels never name a motif of their own: a `?` may become the
+    # head's best guess, a read may become `?`, nothing else; the set's own pixels, which
+    # read its dice right, hold back none of them
     for limits in (NONE_PASSES, (0.9,) * len(FACES), profile.limits):
         head = dataclasses.replace(profile, limits=limits, pixels=None)
         clf.profile = head
@@ -102,6 +104,70 @@ def test_a_head_unsure_die_reads_its_best_guess_when_the_pixels_agree(
         both = _reads(clf, dataclasses.replace(head, pixels=profile.pixels), test)
         for a, b in zip(alone, both, strict=True):
             assert b == a.face or (a.face == UNKNOWN and b == a.best), (a, b)
+
+
+def test_a_read_die_the_pixels_take_for_another_motif_reads_unknown(
+    clf: FaceClassifier, profile: Profile
+) -> None:
+    assert profile.pixels is not None
+    test, truth, _ = _enrolment_crops(style_by_name(STYLE), 77, frames=1)
+    head = _reads(clf, dataclasses.replace(profile, pixels=None), test)
+    assert sum(f != UNKNOWN for f in head) >= 0.8 * len(test)
+    # templates labelled one motif on, from a set whose own check had no wrong read: the
+    # pixels name another motif than every die the head reads
+    shifted = dataclasses.replace(
+        profile.pixels, labels=(profile.pixels.labels + 1) % len(FACES), worst_wrong=0.0
+    )
+    pred, margin, nearest = shifted._read(test)
+    assert shifted.objection_margin == OBJECTION_FLOOR
+    assert (nearest >= shifted.least_similar).mean() >= 0.9  # dice of the enrolled set
+    held = _reads(clf, dataclasses.replace(profile, pixels=shifted), test)
+    for h, b, p, m, n in zip(head, held, pred, margin, nearest, strict=True):
+        if h == UNKNOWN:
+            assert b in (UNKNOWN, FACES[p])  # at most its best guess, where the pixels agree
+        elif FACES[p] != h and m >= OBJECTION_FLOOR and n >= shifted.least_similar:
+            assert b == UNKNOWN, (h, b, m)
+        else:
+            assert b == h
+    assert sum(h != UNKNOWN and b == UNKNOWN for h, b in zip(head, held, strict=True)) >= (
+        0.5 * len(test)
+    )
+    # an objection needs more than any wrong read of the set's own check
+    wide = dataclasses.replace(shifted, worst_wrong=8.0)
+    assert wide.objection_margin == 8.0
+    assert _reads(clf, dataclasses.replace(profile, pixels=wide), test) == head
+    # and a set whose pixels read its own dice badly objects to nothing
+    unsure = dataclasses.replace(shifted, accuracy=MIN_ACCURACY - 0.01)
+    assert _reads(clf, dataclasses.replace(profile, pixels=unsure), test) == head
+    # nor does a profile from before objections
+    old = dataclasses.replace(shifted, least_similar=2.0)
+    assert _reads(clf, dataclasses.replace(profile, pixels=old), test) == head
+
+
+def test_the_pixels_hold_back_no_die_less_like_the_enrolled_ones_than_any_of_them(
+    clf: FaceClassifier, profile: Profile
+) -> None:
+    assert profile.pixels is not None
+    # dice of other sets, with the templates labelled one motif on: the pixels name another
+    # motif than the head reads, and only dice as like the enrolled ones as they are to each
+    # other are held back
+    shifted = dataclasses.replace(
+        profile.pixels, labels=(profile.pixels.labels + 1) % len(FACES), worst_wrong=0.0
+    )
+    other = np.concatenate(
+        [
+            _enrolment_crops(style_by_name(name), 78, frames=1)[0]
+            for name in ("black/white/gothic", "red/gold/deep")
+        ]
+    )
+    _, margin, nearest = shifted._read(other)
+    unlike = nearest < shifted.least_similar
+    assert 0.2 * len(other) <= unlike.sum() <= 0.8 * len(other)
+    head = _reads(clf, dataclasses.replace(profile, pixels=None), other)
+    both = _reads(clf, dataclasses.replace(profile, pixels=shifted), other)
+    held = np.array([h != UNKNOWN and b == UNKNOWN for h, b in zip(head, both, strict=True)])
+    assert not (held & unlike).any()
+    assert (held & ~unlike).any()
 
 
 def test_no_rescue_where_the_pixels_disagree_or_the_set_fails_its_check(
@@ -144,6 +210,7 @@ def test_pixel_templates_survive_save_and_load(
     assert np.array_equal(back.pixels.labels, profile.pixels.labels)
     assert back.pixels.accuracy == profile.pixels.accuracy
     assert back.pixels.worst_wrong == profile.pixels.worst_wrong
+    assert back.pixels.least_similar == profile.pixels.least_similar < 1.0
     # a profile from before pixel templates still reads, with the head alone
     dataclasses.replace(profile, pixels=None).save(tmp_path / "old")
     meta = json.loads((tmp_path / "old" / "profile.json").read_text())

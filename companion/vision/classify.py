@@ -75,10 +75,11 @@ class ProfileHead(Protocol):
         """The dice unlike every enrolled motif by far: no die of this table."""
         ...
 
-    def confirms(
+    def pixel_verdict(
         self, crops: npt.NDArray[np.uint8], best: npt.NDArray[np.intp]
-    ) -> npt.NDArray[np.bool_]:
-        """Which crops the enrolled dice's own pixels read as ``best`` with a clear margin."""
+    ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+        """Which crops the enrolled dice's own pixels read as ``best`` with a clear margin, and
+        which they read as another motif by a wide one."""
         ...
 
     @property
@@ -365,12 +366,16 @@ class FaceClassifier:
             limit = np.asarray(self.profile.limit(probs.argmax(axis=1)), np.float64)
             # the head has only seen dice: a find the model doubts is no motif it may vouch for
             limit[doubted] = np.inf
-            # A die too unsure for the head alone is read as its best guess when the enrolled
-            # dice's pixels, an independent read, name the same motif (pixel_templates.py).
+            # The enrolled dice's pixels, an independent read (pixel_templates.py): a die too
+            # unsure for the head alone reads its best guess when they name the same motif,
+            # and a die the head reads reads `?` when they name another by a wide margin.
             best = probs.argmax(axis=1)
-            low = np.flatnonzero(np.isfinite(limit) & (probs.max(axis=1) < limit) & ~unlike & ~drop)
-            if len(low):
-                limit[low[self.profile.confirms(crops[low], best[low])]] = 0.0
+            seen = np.flatnonzero(np.isfinite(limit) & ~unlike & ~drop)
+            if len(seen):
+                confirm, objection = self.profile.pixel_verdict(crops[seen], best[seen])
+                low = probs.max(axis=1)[seen] < limit[seen]
+                limit[seen[low & confirm]] = 0.0
+                limit[seen[~low & objection]] = np.inf
             return probs, limit, unlike, not_die_p, drop
         logits, emb = self.run(crops)
         probs, not_die = self.motif_probabilities(logits)

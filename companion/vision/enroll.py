@@ -150,13 +150,14 @@ class Profile:
     # guess (pixel_templates.py); None: a profile from before them, which rescues nothing.
     pixels: PixelTemplates | None = None
 
-    def confirms(
+    def pixel_verdict(
         self, crops: npt.NDArray[np.uint8], best: npt.NDArray[np.intp]
-    ) -> npt.NDArray[np.bool_]:
-        """Which crops the enrolled dice's pixels read as ``best`` with a clear margin."""
+    ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+        """Which crops the enrolled dice's pixels read as ``best`` with a clear margin, and
+        which they read as another motif by a wide one (none without pixel templates)."""
         if self.pixels is None:
-            return np.zeros(len(crops), bool)
-        return self.pixels.confirms(crops, best)
+            return np.zeros(len(crops), bool), np.zeros(len(crops), bool)
+        return self.pixels.verdict(crops, best)
 
     def limit(self, best: npt.NDArray[np.intp] | I64) -> F64:
         """The lowest confidence each die is read at, given the motif it looks most like."""
@@ -219,7 +220,11 @@ class Profile:
             "warnings": list(self.warnings),
             "doubt": self.doubt,
             "pixel_check": (
-                {"accuracy": self.pixels.accuracy, "worst_wrong_margin": self.pixels.worst_wrong}
+                {
+                    "accuracy": self.pixels.accuracy,
+                    "worst_wrong_margin": self.pixels.worst_wrong,
+                    "least_similar": self.pixels.least_similar,
+                }
                 if self.pixels is not None
                 else None
             ),
@@ -257,6 +262,7 @@ class Profile:
                         float(meta["pixel_check"]["accuracy"]),
                         float(meta["pixel_check"]["worst_wrong_margin"]),
                         len(FACES),
+                        float(meta["pixel_check"].get("least_similar", 2.0)),
                     )
             check = SelfCheck.from_json(meta["self_check"]) if meta.get("self_check") else None
             prof = cls(
@@ -302,6 +308,7 @@ class Profile:
             or not np.isfinite(pixels.templates).all()
             or not 0.0 <= pixels.accuracy <= 1.0
             or not 0.0 <= pixels.worst_wrong <= 2.0
+            or not -2.0 <= pixels.least_similar <= 2.0
         ):
             raise EnrolmentError(f"the profile in {d} has damaged pixel templates; enrol again")
         numbers = (weights, bias, protos, prof.threshold, prof.min_similarity, prof.limits)

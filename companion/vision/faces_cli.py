@@ -88,7 +88,8 @@ def self_check_lines(profile: Profile) -> list[str]:
         if px.usable:
             lines.append(
                 f"{checked}; a ? of the profile becomes its best guess when the drawing names "
-                f"the same motif by a margin of {px.needed_margin:.3f} or more"
+                f"the same motif by a margin of {px.needed_margin:.3f} or more, and a die it "
+                f"reads reads ? when the drawing names another by {px.objection_margin:.3f} or more"
             )
         else:
             lines.append(
