@@ -17,6 +17,9 @@ frame's dice; a motif's confidence limit rises only with the wrong reads that
 took a die for it or took one of its dice for another. The figures of that
 cross-check (how many dice were read right, which motifs were taken for which)
 are kept in the profile as its estimate of how well it will read.
+
+A profile also keeps the enrolled dice's pixels, an independent second read
+that settles or holds back what the head reads (pixel_templates.py).
 """
 
 from __future__ import annotations
@@ -146,8 +149,8 @@ class Profile:
     # The not-a-die probability from which a find reads `?` (and, far from every motif,
     # is left out); a profile from before it has the floor.
     doubt: float = DOUBT_FLOOR
-    # The enrolled dice's pixels, a second read that may turn a `?` into the head's best
-    # guess (pixel_templates.py); None: a profile from before them, which rescues nothing.
+    # The enrolled dice's pixels, a second read that may settle a `?` as the head's best
+    # guess or hold a read back as `?` (pixel_templates.py); None: a profile from before them.
     pixels: PixelTemplates | None = None
 
     def pixel_verdict(
