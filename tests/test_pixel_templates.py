@@ -59,8 +59,8 @@ def test_descriptor_is_zero_mean_unit_length_and_ignores_brightness() -> None:
 def test_pixels_read_a_turned_die_as_it_is(profile: Profile) -> None:
     assert profile.pixels is not None
     test, truth, _ = _enrolment_crops(style_by_name(STYLE), 77, frames=1)
-    pred, margin = profile.pixels.read(test)
-    turned, turned_margin = profile.pixels.read(np.ascontiguousarray(np.rot90(test, 1, (1, 2))))
+    pred, margin, _ = profile.pixels.read(test)
+    turned, turned_margin, _ = profile.pixels.read(np.ascontiguousarray(np.rot90(test, 1, (1, 2))))
     assert (pred == turned).all()
     assert np.allclose(margin, turned_margin, atol=1e-4)
     assert (pred == truth).mean() >= 0.9
@@ -118,7 +118,7 @@ def test_a_read_die_the_pixels_take_for_another_motif_reads_unknown(
     shifted = dataclasses.replace(
         profile.pixels, labels=(profile.pixels.labels + 1) % len(FACES), worst_wrong=0.0
     )
-    pred, margin, nearest = shifted._read(test)
+    pred, margin, nearest = shifted.read(test)
     assert shifted.objection_margin == OBJECTION_FLOOR
     assert (nearest >= shifted.least_similar).mean() >= 0.9  # dice of the enrolled set
     held = _reads(clf, dataclasses.replace(profile, pixels=shifted), test)
@@ -160,7 +160,7 @@ def test_the_pixels_hold_back_no_die_less_like_the_enrolled_ones_than_any_of_the
             for name in ("black/white/gothic", "red/gold/deep")
         ]
     )
-    _, margin, nearest = shifted._read(other)
+    _, margin, nearest = shifted.read(other)
     unlike = nearest < shifted.least_similar
     assert 0.2 * len(other) <= unlike.sum() <= 0.8 * len(other)
     head = _reads(clf, dataclasses.replace(profile, pixels=None), other)

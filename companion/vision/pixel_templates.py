@@ -142,13 +142,9 @@ class PixelTemplates:
         """Whether this set's pixels are to be trusted at all."""
         return self.accuracy >= MIN_ACCURACY and len(self.labels) > 0
 
-    def read(self, crops: npt.NDArray[np.uint8]) -> tuple[I64, F32]:
-        """Each crop's motif by its pixels and the margin of that read."""
-        pred, margin, _ = self._read(crops)
-        return pred, margin
-
-    def _read(self, crops: npt.NDArray[np.uint8]) -> tuple[I64, F32, F32]:
-        """:meth:`read`, and each crop's similarity to the enrolled die most like it."""
+    def read(self, crops: npt.NDArray[np.uint8]) -> tuple[I64, F32, F32]:
+        """Each crop's motif by its pixels, the margin of that read, and its similarity to the
+        enrolled die most like it."""
         if not len(crops):
             return np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(0, np.float32)
         sim = np.einsum("nrf,mf->nmr", _turned(describe(crops)), self.templates).max(axis=2)
@@ -168,7 +164,7 @@ class PixelTemplates:
         dice (they object); neither on a set whose pixels are not usable."""
         if not self.usable or not len(crops):
             return np.zeros(len(crops), bool), np.zeros(len(crops), bool)
-        pred, margin, nearest = self._read(crops)
+        pred, margin, nearest = self.read(crops)
         confirm = (pred == best) & (margin >= self.needed_margin)
         # only about a die that looks like the enrolled ones: on another set's dice the
         # pixels' margins mean nothing (a jade profile held back 72 of 300 dice of ours)
