@@ -7,7 +7,15 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from companion.vision.crop import _DST, _FACE, CROP_MARGIN, CROP_SIZE, cut_face, order_corners
+from companion.vision.crop import (
+    _DST,
+    _FACE,
+    CROP_MARGIN,
+    CROP_SIZE,
+    cut_face,
+    cut_faces,
+    order_corners,
+)
 
 
 def _square(
@@ -97,3 +105,29 @@ def test_every_crop_pixel_shows_the_frame_where_it_maps(edge: float, turn: float
     fx, fy = pts[0] / pts[2], pts[1] / pts[2]
     want = (0.12 * fx + 0.09 * fy + 10).reshape(CROP_SIZE, CROP_SIZE)
     assert np.abs(got - want).max() <= 2.5
+
+
+@pytest.mark.parametrize("threads", [1, 2, 4])
+def test_a_frame_cut_at_once_gives_each_die_its_own_crop(threads: int) -> None:
+    """cut_faces orders every die's corners at once and may cut on threads: each crop must
+    be exactly the one cut_face gives, in the order given, whatever form the corners take."""
+    rng = np.random.default_rng(7)
+    img = rng.integers(0, 256, (700, 900, 3), np.uint8)
+    img = np.asarray(cv2.GaussianBlur(img, (0, 0), 2.0), np.uint8)
+    quads: list[npt.ArrayLike] = []
+    for k in range(23):
+        edge = float(rng.uniform(20, 260))
+        quad = _square((rng.uniform(-40, 940), rng.uniform(-40, 740)), edge, rng.uniform(0, 90))
+        quad = quad[rng.permutation(4)] + rng.normal(0, 3, (4, 2)).astype(np.float32)
+        # as arrays, as lists of pairs, as flat tuples: callers hand corners over each way
+        quads.append(quad if k % 3 == 0 else quad.tolist() if k % 3 == 1 else tuple(quad.ravel()))
+    got = cut_faces(img, quads, threads=threads)
+    assert got.shape == (23, CROP_SIZE, CROP_SIZE, 3) and got.dtype == np.uint8
+    for crop, given in zip(got, quads, strict=True):
+        assert np.array_equal(crop, cut_face(img, given))
+    assert cut_faces(img, [], threads=threads).shape == (0, CROP_SIZE, CROP_SIZE, 3)
+
+
+def test_a_frame_that_is_not_bgr_is_refused_before_any_die_is_cut() -> None:
+    with pytest.raises(ValueError, match="BGR"):
+        cut_faces(np.zeros((50, 50), np.uint8), [_square((25, 25), 20)], threads=2)

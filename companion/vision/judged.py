@@ -95,14 +95,21 @@ def find_and_read(
     floor = min(cfg.floor, net.low)
     size = input_long_for(max(h, w))
     all_peaks = zoomed_peaks(
-        sess, image_bgr, size, floor, cfg.most, net.min_edge, net, _voucher(image_bgr, judge, cfg)
+        sess,
+        image_bgr,
+        size,
+        floor,
+        cfg.most,
+        net.min_edge,
+        net,
+        _voucher(image_bgr, judge, cfg, threads),
     )
     big = [c for c in all_peaks if c.edge >= net.min_edge]
     cands = [c for c in big if c.score >= net.threshold]
     cands += [c for c in big if c.score < net.threshold][: cfg.weak]  # still strongest first
     if not cands:
         return []
-    crops = cut_faces(image_bgr, [c.corners for c in cands])
+    crops = cut_faces(image_bgr, [c.corners for c in cands], threads)
     # one batch: with a profile too, its reading of every candidate is the one reported
     readings = judge.classify(crops)
     # a crop the reading drops (sure no die; with a profile also no die of this table)
@@ -128,14 +135,14 @@ def find_and_read(
     return [(d, readings[index[id(chosen[k].corners)]]) for k, d in found]
 
 
-def _voucher(image_bgr: ImageBGR, judge: Judge, cfg: JudgeSettings) -> Vouch:
+def _voucher(image_bgr: ImageBGR, judge: Judge, cfg: JudgeSettings, threads: int) -> Vouch:
     """Which of some peaks the face model is sure are dice (:func:`decide`'s rule for a weak
     peak), for the finder's second look (detect_net.zoomed_peaks)."""
 
     def vouch(cands: list[Candidate]) -> list[bool]:
         if not cands:
             return []
-        readings = judge.classify(cut_faces(image_bgr, [c.corners for c in cands]))
+        readings = judge.classify(cut_faces(image_bgr, [c.corners for c in cands], threads))
         limit = cfg.sure_die * judge.not_die_threshold
         return [not r.not_die and r.not_die_p <= limit for r in readings]
 
