@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from companion.synth import FACES, style_by_name
+from companion.vision import classify
 from companion.vision.classify import UNKNOWN, FaceClassifier
 from companion.vision.enroll import EnrolmentError, Profile, fit_profile
 from companion.vision.pixel_templates import (
@@ -18,6 +19,7 @@ from companion.vision.pixel_templates import (
     MIN_ACCURACY,
     OBJECTION_FLOOR,
     SIDE,
+    UNLIKE_GAP,
     PixelTemplates,
     describe,
 )
@@ -168,6 +170,66 @@ def test_the_pixels_hold_back_no_die_less_like_the_enrolled_ones_than_any_of_the
     held = np.array([h != UNKNOWN and b == UNKNOWN for h, b in zip(head, both, strict=True)])
     assert not (held & unlike).any()
     assert (held & ~unlike).any()
+
+
+def _not_dice(n: int) -> np.ndarray:
+    """Crops of what a finder takes for a die on a busy table: grid cells, a ringed marker,
+    plain card."""
+    rng = np.random.default_rng(5)
+    out = np.full((n, 64, 64, 3), 235, np.uint8)
+    yy, xx = np.mgrid[:64, :64]
+    for i in range(n):
+        if i % 3 == 0:  # grid paper at a pitch near the die's
+            step = int(rng.integers(14, 30))
+            out[i, ::step] = 90
+            out[i, :, ::step] = 90
+        elif i % 3 == 1:  # a printed ring marker
+            r = np.hypot(yy - 32, xx - 32)
+            out[i][(r > 14) & (r < 20)] = 40
+        out[i] = np.clip(out[i] + rng.normal(0, 6, (64, 64, 3)), 0, 255).astype(np.uint8)
+    return out
+
+
+def test_pixels_tell_things_that_are_no_die_from_the_table_s_dice(profile: Profile) -> None:
+    assert profile.pixels is not None and profile.pixels.least_similar <= 1.0
+    dice, _, _ = _enrolment_crops(style_by_name(STYLE), 79, frames=1)
+    assert profile.pixels.unlike(dice).mean() <= 0.05
+    unlike = profile.pixels.unlike(_not_dice(9))
+    assert unlike.sum() >= 7
+    _, _, nearest = profile.pixels.read(_not_dice(9))
+    assert (unlike == (nearest < profile.pixels.least_similar - UNLIKE_GAP)).all()
+    # a profile from before its least typical die was measured knows no "far"
+    old = dataclasses.replace(profile.pixels, least_similar=2.0)
+    assert not old.unlike(_not_dice(9)).any()
+    assert not dataclasses.replace(profile, pixels=None).pixel_foreign(_not_dice(9)).any()
+
+
+def test_a_find_the_model_has_some_doubt_about_reads_unknown_if_its_pixels_are_unlike(
+    clf: FaceClassifier, profile: Profile, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """WARY_SHARE at 0: every find is one the model has some doubt about, and exactly those
+    whose pixels are like none of the enrolled dice turn `?`; none is left out. At 2 (more
+    than the doubt itself) the pixels change nothing."""
+    dice, _, _ = _enrolment_crops(style_by_name(STYLE), 79, frames=1)
+    # another set's dice: dice to the model, and many unlike the enrolled ones to the pixels
+    other = _enrolment_crops(style_by_name("black/white/gothic"), 78, frames=1)[0]
+    crops = np.concatenate([dice, other])
+    far = profile.pixel_foreign(crops)
+    assert far[: len(dice)].mean() <= 0.05 and far[len(dice) :].sum() >= 3
+    clf.profile = dataclasses.replace(profile, doubt=1.0)  # no find doubted
+    try:
+        monkeypatch.setattr(classify, "WARY_SHARE", 2.0)
+        base = clf.classify(crops)
+        monkeypatch.setattr(classify, "WARY_SHARE", 0.0)
+        wary = clf.classify(crops)
+    finally:
+        clf.profile = None
+    assert [r.not_die for r in wary] == [r.not_die for r in base]
+    for b, w, f in zip(base, wary, far, strict=True):
+        assert w.face == (UNKNOWN if f else b.face)
+    assert (
+        sum(b.face != UNKNOWN and w.face == UNKNOWN for b, w in zip(base, wary, strict=True)) >= 3
+    )
 
 
 def test_no_rescue_where_the_pixels_disagree_or_the_set_fails_its_check(

@@ -51,6 +51,10 @@ READ_ROTATIONS = 2
 #: sure of itself at every angle as on the art it was taught; known art keeps one view, so
 #: reading our own styles costs no more (models/MODEL_CARD.md, fifth round).
 UNKNOWN_ART_VIEWS = 4
+#: With a profile, a find the model gives this share of the table's doubt (Profile.doubt) or
+#: more of being no die reads `?` if its pixels are like none of the enrolled dice
+#: (docs/vision.md, session 25: phantoms given a motif on printed squares).
+WARY_SHARE = 0.6
 MODEL_ENV = "COMPANION_MODEL"
 F32 = npt.NDArray[np.float32]
 
@@ -73,6 +77,10 @@ class ProfileHead(Protocol):
 
     def foreign(self, rot_emb: F32) -> npt.NDArray[np.bool_]:
         """The dice unlike every enrolled motif by far: no die of this table."""
+        ...
+
+    def pixel_foreign(self, crops: npt.NDArray[np.uint8]) -> npt.NDArray[np.bool_]:
+        """Which crops look, by their pixels, like none of the table's dice by far."""
         ...
 
     def pixel_verdict(
@@ -376,6 +384,14 @@ class FaceClassifier:
                 low = probs.max(axis=1)[seen] < limit[seen]
                 limit[seen[low & confirm]] = 0.0
                 limit[seen[~low & objection]] = np.inf
+            # A find the model has some doubt about, if less than the table's, whose pixels
+            # are like none of the enrolled dice's: a marker or a grid cell more often than a
+            # die, so `?` (never left out: an unenrolled set's die looks so too).
+            wary = np.flatnonzero(
+                (not_die_p >= WARY_SHARE * self.profile.doubt) & np.isfinite(limit) & ~drop
+            )
+            if len(wary):
+                limit[wary[self.profile.pixel_foreign(crops[wary])]] = np.inf
             return probs, limit, unlike, not_die_p, drop
         logits, emb = self.run(crops)
         probs, not_die = self.motif_probabilities(logits)

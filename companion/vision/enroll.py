@@ -162,6 +162,13 @@ class Profile:
             return np.zeros(len(crops), bool), np.zeros(len(crops), bool)
         return self.pixels.verdict(crops, best)
 
+    def pixel_foreign(self, crops: npt.NDArray[np.uint8]) -> npt.NDArray[np.bool_]:
+        """Which crops look, by their pixels, like none of the enrolled dice by far (none
+        without pixel templates)."""
+        if self.pixels is None:
+            return np.zeros(len(crops), bool)
+        return self.pixels.unlike(crops)
+
     def limit(self, best: npt.NDArray[np.intp] | I64) -> F64:
         """The lowest confidence each die is read at, given the motif it looks most like."""
         if not self.limits:

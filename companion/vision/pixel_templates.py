@@ -49,6 +49,9 @@ OBJECTION_FLOOR = 0.08
 # A set whose dice the pixels read less well than this (one frame left out at a time)
 # rescues nothing: its drawings vary too much (or its light does) for a pixel match.
 MIN_ACCURACY = 0.8
+# A find this far less like every enrolled die than the least typical enrolled die was like
+# the other frames' dice looks like none of the table's dice (docs/vision.md, session 25).
+UNLIKE_GAP = 0.10
 # Dice checked at once at enrolment (their similarities to every enrolled die).
 CHECK_BLOCK = 256
 
@@ -150,6 +153,14 @@ class PixelTemplates:
         sim = np.einsum("nrf,mf->nmr", _turned(describe(crops)), self.templates).max(axis=2)
         pred, margin = _per_motif(sim, self.labels, self.motifs)
         return pred, margin, sim.max(axis=1)
+
+    def unlike(self, crops: npt.NDArray[np.uint8]) -> npt.NDArray[np.bool_]:
+        """Which crops look like none of the enrolled dice, by far (UNLIKE_GAP under the least
+        similar enrolled die's own likeness to the others)."""
+        # a profile from before the check measured its least typical die knows no "far"
+        if not len(crops) or not len(self.labels) or self.least_similar > 1.0:
+            return np.zeros(len(crops), bool)
+        return np.asarray(self.read(crops)[2] < self.least_similar - UNLIKE_GAP, bool)
 
     @property
     def objection_margin(self) -> float:
