@@ -71,7 +71,9 @@ def main() -> None:
             corners = [d.corners for d in find(img)]
             crops = cut_faces(img, corners)
             stages["find dice"].append(_median_ms(lambda img=img: find(img)))
-            stages["cut crops"].append(_median_ms(lambda img=img, c=corners: cut_faces(img, c)))
+            stages["cut crops"].append(
+                _median_ms(lambda img=img, c=corners, t=threads: cut_faces(img, c, t))
+            )
             stages["classify"].append(_median_ms(lambda cr=crops, f=clf: f.classify(cr)))
             stages["whole read"].append(_median_ms(lambda img=img, r=reader: r.read(img)))
         line = ", ".join(f"{k} {statistics.median(v):.1f} ms" for k, v in stages.items())
