@@ -314,6 +314,13 @@ def test_enrolment_and_doctor_say_what_the_pixel_check_found(profile: Profile) -
     lines = faces_cli.self_check_lines(profile)
     said = [line for line in lines if line.startswith("pixel check")]
     assert len(said) == 1 and "becomes its best guess" in said[0], lines
+    wary = "a find the model gives a 3% chance or more of being no die reads ? when its drawing"
+    assert any(line.startswith(wary) for line in lines), lines
+    older = dataclasses.replace(profile.pixels, least_similar=2.0)  # knows no "like none"
+    assert not any(
+        line.startswith(wary)
+        for line in faces_cli.self_check_lines(dataclasses.replace(profile, pixels=older))
+    )
     assert "pixel check" in profile.summary() and "may settle a ?" in profile.summary()
     weak = dataclasses.replace(profile, pixels=dataclasses.replace(profile.pixels, accuracy=0.5))
     said = [line for line in faces_cli.self_check_lines(weak) if line.startswith("pixel check")]

@@ -7,7 +7,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from companion.vision.classify import FACES
+from companion.vision.classify import FACES, WARY_SHARE
 from companion.vision.finders import DEFAULT_FINDER, FINDERS
 
 if TYPE_CHECKING:
@@ -94,6 +94,12 @@ def self_check_lines(profile: Profile) -> list[str]:
         else:
             lines.append(
                 f"{checked}, too few to settle a ? (at least {100 * MIN_ACCURACY:.0f}% needed)"
+            )
+        if px.least_similar <= 1.0:
+            wary = 100 * WARY_SHARE * profile.doubt
+            lines.append(
+                f"a find the model gives a {wary:.0f}% chance or more of being no die reads ? "
+                "when its drawing is like none of the enrolled dice"
             )
     lines += [f"warning: {w}" for w in profile.warnings]
     if not profile.warnings:
