@@ -42,18 +42,27 @@ def order_corners(corners: npt.ArrayLike) -> npt.NDArray[np.float32]:
     In image coordinates (y down) that is clockwise as seen on screen, so the
     warp never mirrors the face whatever order the caller used.
     """
-    pts = np.asarray(corners, dtype=np.float32).reshape(4, 2)
-    center = pts.mean(axis=0)
-    angles = np.arctan2(pts[:, 1] - center[1], pts[:, 0] - center[0])
-    return np.ascontiguousarray(pts[np.argsort(angles)])
+    return np.ascontiguousarray(_in_order(np.asarray(corners, np.float32).reshape(1, 4, 2))[0][0])
+
+
+def _in_order(
+    quads: npt.NDArray[np.float32],
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """Faces (N, 4, 2) with their corners in :func:`order_corners`'s order, and each face's
+    mean edge (N,), all faces at once (die by die, numpy's small-array overhead was a third
+    of a 20-dice frame's cutting)."""
+    center = quads.mean(axis=1, keepdims=True)
+    angles = np.arctan2(quads[..., 1] - center[..., 1], quads[..., 0] - center[..., 0])
+    ordered = np.take_along_axis(quads, np.argsort(angles, axis=1)[..., None], axis=1)
+    sides = np.linalg.norm(ordered - np.roll(ordered, 1, axis=1), axis=2)
+    return ordered, sides.mean(axis=1, dtype=np.float32)
 
 
 def cut_face(image_bgr: npt.NDArray[np.uint8], corners: npt.ArrayLike) -> npt.NDArray[np.uint8]:
     """Warp a die's top face to a CROP_SIZE x CROP_SIZE BGR crop with margin."""
     _check(image_bgr)
-    pts = order_corners(corners)
-    edge = float(np.mean(np.linalg.norm(pts - np.roll(pts, 1, axis=0), axis=1)))
-    return _warp(image_bgr, pts, edge)
+    ordered, edges = _in_order(np.asarray(corners, np.float32).reshape(1, 4, 2))
+    return _warp(image_bgr, np.ascontiguousarray(ordered[0]), float(edges[0]))
 
 
 def _check(image_bgr: npt.NDArray[np.uint8]) -> None:
@@ -104,8 +113,7 @@ def cut_faces(
     """Cut every die of a frame: an (N, CROP_SIZE, CROP_SIZE, 3) uint8 batch, each crop
     exactly :func:`cut_face`'s.
 
-    The corners are put in order for all dice at once (done die by die, numpy's small-array
-    overhead was a third of a 20-dice frame's cutting), and with ``threads`` > 1 a frame of
+    The corners are put in order for all dice at once, and with ``threads`` > 1 a frame of
     many dice is cut on that many threads: OpenCV lets go of the GIL while it shrinks and
     warps, which is most of the rest.
     """
@@ -113,12 +121,9 @@ def cut_faces(
     if n == 0:
         return np.zeros((0, CROP_SIZE, CROP_SIZE, 3), np.uint8)
     _check(image_bgr)
-    quads = np.asarray([np.asarray(c, np.float32).reshape(4, 2) for c in corners])
-    center = quads.mean(axis=1, keepdims=True)
-    angles = np.arctan2(quads[..., 1] - center[..., 1], quads[..., 0] - center[..., 0])
-    ordered = np.take_along_axis(quads, np.argsort(angles, axis=1)[..., None], axis=1)
-    sides = np.linalg.norm(ordered - np.roll(ordered, 1, axis=1), axis=2)
-    edges = sides.mean(axis=1, dtype=np.float32)
+    ordered, edges = _in_order(
+        np.asarray([np.asarray(c, np.float32).reshape(4, 2) for c in corners])
+    )
     out = np.empty((n, CROP_SIZE, CROP_SIZE, 3), np.uint8)
 
     def cut(part: range) -> None:
