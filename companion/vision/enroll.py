@@ -342,9 +342,7 @@ class Profile:
             )
         if self.pixels is not None:
             text += f"; pixel check {100 * self.pixels.accuracy:.1f}% " + (
-                "(may settle a ?)"
-                if self.pixels.usable
-                else "(may settle a ?, too few to hold a read back)"
+                "(may settle a ?)" if self.pixels.usable else "(too few to settle a ?)"
             )
         else:
             text += "; no pixel templates (an older profile): enrol again to let them settle a ?"

@@ -85,19 +85,15 @@ def self_check_lines(profile: Profile) -> list[str]:
             f"pixel check (each frame's dice matched by their drawing to the other frames'): "
             f"{100 * px.accuracy:.1f}% read right"
         )
-        settle = (
-            f"a ? of the profile becomes its best guess when the drawing names the same motif "
-            f"by a margin of {px.needed_margin:.3f} or more"
-        )
         if px.usable:
             lines.append(
-                f"{checked}; {settle}, and a die it reads reads ? when the drawing names "
-                f"another by {px.objection_margin:.3f} or more"
+                f"{checked}; a ? of the profile becomes its best guess when the drawing names "
+                f"the same motif by a margin of {px.needed_margin:.3f} or more, and a die it "
+                f"reads reads ? when the drawing names another by {px.objection_margin:.3f} or more"
             )
         else:
             lines.append(
-                f"{checked}, too few to hold a read back (at least {100 * MIN_ACCURACY:.0f}% "
-                f"needed); {settle}"
+                f"{checked}, too few to settle a ? (at least {100 * MIN_ACCURACY:.0f}% needed)"
             )
         if px.least_similar <= 1.0:
             wary = 100 * WARY_SHARE * profile.doubt

@@ -47,8 +47,7 @@ WRONG_MARGIN_SHARE = 0.25
 # by more than any wrong read of the set's own check: the pixels object.
 OBJECTION_FLOOR = 0.08
 # A set whose dice the pixels read less well than this (one frame left out at a time)
-# holds no read back: its drawings vary too much (or its light does) for a pixel match to
-# overrule the head. It still settles a `?` by its own margin needed (docs/vision.md).
+# rescues nothing: its drawings vary too much (or its light does) for a pixel match.
 MIN_ACCURACY = 0.8
 # A find this far less like every enrolled die than the least typical enrolled die was like
 # the other frames' dice looks like none of the table's dice (docs/vision.md, session 25).
@@ -143,7 +142,7 @@ class PixelTemplates:
 
     @property
     def usable(self) -> bool:
-        """Whether this set's pixels are to be trusted to hold a read back."""
+        """Whether this set's pixels are to be trusted at all."""
         return self.accuracy >= MIN_ACCURACY and len(self.labels) > 0
 
     def read(self, crops: npt.NDArray[np.uint8]) -> tuple[I64, F32, F32]:
@@ -173,18 +172,14 @@ class PixelTemplates:
     ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
         """Which crops the pixels read as ``best`` by the margin needed (they confirm it), and
         which they read as another motif by the objection margin and look like the enrolled
-        dice (they object). A set whose pixels are not usable still confirms (its margin
-        needed is its own wrong reads'), but objects to nothing."""
-        if not len(self.labels) or not len(crops):
+        dice (they object); neither on a set whose pixels are not usable."""
+        if not self.usable or not len(crops):
             return np.zeros(len(crops), bool), np.zeros(len(crops), bool)
         pred, margin, nearest = self.read(crops)
         confirm = (pred == best) & (margin >= self.needed_margin)
         # only about a die that looks like the enrolled ones: on another set's dice the
         # pixels' margins mean nothing (a jade profile held back 72 of 300 dice of ours)
         objection = (
-            (pred != best)
-            & (margin >= self.objection_margin)
-            & (nearest >= self.least_similar)
-            & self.usable
+            (pred != best) & (margin >= self.objection_margin) & (nearest >= self.least_similar)
         )
         return np.asarray(confirm, bool), np.asarray(objection, bool)
