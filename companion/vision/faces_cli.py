@@ -95,7 +95,7 @@ def self_check_lines(profile: Profile) -> list[str]:
             lines.append(
                 f"{checked}, too few to settle a ? (at least {100 * MIN_ACCURACY:.0f}% needed)"
             )
-        if px.least_similar <= 1.0:
+        if px.knows_likeness:
             wary = 100 * WARY_SHARE * profile.doubt
             lines.append(
                 f"a find the model gives a {wary:.0f}% chance or more of being no die reads ? "

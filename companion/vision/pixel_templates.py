@@ -154,11 +154,16 @@ class PixelTemplates:
         pred, margin = _per_motif(sim, self.labels, self.motifs)
         return pred, margin, sim.max(axis=1)
 
+    @property
+    def knows_likeness(self) -> bool:
+        """Whether the set's check measured its least typical die's likeness to the others (a
+        profile from before it holds 2.0, more than any similarity)."""
+        return self.least_similar <= 1.0
+
     def unlike(self, crops: npt.NDArray[np.uint8]) -> npt.NDArray[np.bool_]:
         """Which crops look like none of the enrolled dice, by far (UNLIKE_GAP under the least
         similar enrolled die's own likeness to the others)."""
-        # a profile from before the check measured its least typical die knows no "far"
-        if not len(crops) or not len(self.labels) or self.least_similar > 1.0:
+        if not len(crops) or not len(self.labels) or not self.knows_likeness:
             return np.zeros(len(crops), bool)
         return np.asarray(self.read(crops)[2] < self.least_similar - UNLIKE_GAP, bool)
 
