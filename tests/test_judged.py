@@ -59,7 +59,8 @@ def peak_maps(peaks: list[tuple[float, float, float, float]], h: int, w: int) ->
 
 @dataclass
 class FakeJudge:
-    """Red crops are dice (not a die 0.0), blue ones are not (0.99), others 0.3."""
+    """Crops a red face fills are dice (not a die 0.0), blue ones are not (0.99), others 0.3
+    (a red thing smaller than the crop too: a die's face fills its crop)."""
 
     not_die_threshold: float = 0.8
     batches: list[int] = field(default_factory=list)
@@ -67,7 +68,10 @@ class FakeJudge:
     def classify(self, crops: npt.NDArray[np.uint8]) -> list[Any]:
         self.batches.append(len(crops))
         centre = crops[:, 24:40, 24:40].reshape(len(crops), -1, 3).mean(axis=1)
-        p = np.where(centre[:, 2] > 128, 0.0, np.where(centre[:, 0] > 128, 0.99, 0.3))
+        corners = [crops[:, a : a + 6, b : b + 6] for a in (8, 50) for b in (8, 50)]
+        filled = np.all([c[..., 2].mean(axis=(1, 2)) > 128 for c in corners], axis=0)
+        red = (centre[:, 2] > 128) & filled
+        p = np.where(red, 0.0, np.where(centre[:, 0] > 128, 0.99, 0.3))
         return [FaceReading("I", 1.0 - float(q), "I", bool(q >= 0.8), float(q)) for q in p]
 
     knows_non_dice = True
@@ -252,6 +256,35 @@ def test_a_vouched_for_peak_of_another_size_than_the_tables_dice_is_dropped() ->
     finder = FakeFinder([(x, y, e, 0.9) for x, y, e in DICE] + [(*odd, 0.3)])
     image = _frame(*[(*d, RED) for d in [*DICE, odd]])
     assert len(find_and_read(image, FakeJudge(), session=finder)) == len(DICE)
+
+
+def test_a_weak_peak_decoded_at_the_wrong_size_is_cut_again_at_the_tables_size() -> None:
+    # a marbled die: the finder's weak peak is at its centre but decoded a third too small,
+    # so its crop would fall to the size rule; cut at the sure dice's size, it is found whole
+    finder = FakeFinder([(x, y, e, 0.9) for x, y, e in DICE] + [(SMALL[0], SMALL[1], 32.0, 0.3)])
+    image = _frame(*[(*d, RED) for d in [*DICE, SMALL]])
+    got = find_and_read(image, FakeJudge(), session=finder)
+    assert len(got) == len(DICE) + 1
+    new = [d for d, _ in got if abs(d.center[0] - SMALL[0]) < 3]
+    assert len(new) == 1 and new[0].clean and abs(new[0].edge - 50.0) < 1.5
+    # without the second cut the size rule drops it, as before
+    off = find_and_read(image, FakeJudge(), JudgeSettings(resize_most=0), session=finder)
+    assert len(off) == len(DICE)
+
+
+def test_the_tables_size_comes_from_the_dice_not_the_squares_the_model_drops() -> None:
+    # the finder is sure of 8 grid squares of 100 px and of 4 dice of 50 px; a die's weak peak
+    # decoded at 100 px is cut at the dice's size, 50 px, not the squares'
+    finder = FakeFinder(
+        [(x, y, e, 0.9) for x, y, e in DICE]
+        + [(x, y, e, 0.95) for x, y, e in GRID]
+        + [(SMALL[0], SMALL[1], 100.0, 0.3)]
+    )
+    image = _frame(*[(*d, RED) for d in [*DICE, SMALL]], *[(*g, BLUE) for g in GRID])
+    got = find_and_read(image, FakeJudge(), session=finder)
+    new = [d for d, _ in got if abs(d.center[0] - SMALL[0]) < 3]
+    assert len(new) == 1 and abs(new[0].edge - 50.0) < 1.5
+    assert len(got) == len(DICE) + 1
 
 
 def test_only_the_learned_finder_with_a_model_that_knows_non_dice_is_judged() -> None:

@@ -145,7 +145,7 @@ def _prepare(image: ImageBGR, input_long: int) -> tuple[F32, float]:
     return x, s
 
 
-def _outside_share(corners: F32, w: int, h: int) -> float:
+def outside_share(corners: F32, w: int, h: int) -> float:
     """Share of the face's area that lies outside the frame."""
     area = abs(float(cv2.contourArea(corners)))
     if area <= 0:
@@ -207,7 +207,7 @@ def select_indexed(
 ) -> list[tuple[int, FoundDie]]:
     """:func:`select`, each find with the index of its candidate."""
     big = [i for i, c in enumerate(cands) if c.edge >= cfg.min_edge]
-    cut = {i: _outside_share(cands[i].corners, w, h) > cfg.border_share for i in big}
+    cut = {i: outside_share(cands[i].corners, w, h) > cfg.border_share for i in big}
     strong = {i: cands[i].score >= cfg.threshold for i in big}
     sure = [cands[i].edge for i in big if strong[i] and not cut[i]]
     ref = float(np.median(sure)) if len(sure) >= 3 else None

@@ -40,6 +40,7 @@ from companion.vision.detect_net import (
     input_long_for,
     load_session,
     one_per_die,
+    outside_share,
     second_look,
     select_indexed,
     zoomed_peaks,
@@ -77,6 +78,9 @@ class JudgeSettings:
     # '?', below doubt x that threshold.
     sure_die: float = 0.05
     doubt: float = 0.5
+    # Weak peaks of another size than the frame's sure dice cut at their size (_presized), at
+    # most: the strongest.
+    resize_most: int = 8
 
 
 def find_and_read(
@@ -112,6 +116,7 @@ def find_and_read(
     crops = cut_faces(image_bgr, [c.corners for c in cands], threads)
     # one batch: with a profile too, its reading of every candidate is the one reported
     readings = judge.classify(crops)
+    cands, readings = _presized(image_bgr, judge, cands, readings, w, h, cfg, net, threads)
     # a crop the reading drops (sure no die; with a profile also no die of this table)
     # counts as sure no die here
     not_die = np.array([1.0 if r.not_die else r.not_die_p for r in readings], np.float32)
@@ -133,6 +138,60 @@ def find_and_read(
     if not found:
         return []
     return [(d, readings[index[id(chosen[k].corners)]]) for k, d in found]
+
+
+def _presized(
+    image_bgr: ImageBGR,
+    judge: Judge,
+    cands: list[Candidate],
+    readings: list[Any],
+    w: int,
+    h: int,
+    cfg: JudgeSettings,
+    net: NetSettings,
+    threads: int,
+) -> tuple[list[Candidate], list[Any]]:
+    """The weak peaks whose size the size rule (select_indexed) would drop them for, made squares
+    of the frame's sure dice's size about the same centre and read again; the rest as they
+    are. On a marbled body the finder can take stripes for a die's edges and decode a weak
+    peak a third too big or too small: such were all 23 whole dice of our development drawing
+    families it missed (docs/vision.md, session 26). A re-sized peak stays weak: only
+    :func:`decide`'s rule, on its new crop, keeps it. The sure dice are those the face model
+    does not drop, as in select_indexed, whose size rule runs after them: on a printed mat the
+    squares the finder is sure of can outnumber the dice."""
+    if cfg.resize_most <= 0:
+        return cands, readings
+    strong = [
+        c
+        for c, r in zip(cands, readings, strict=True)
+        if c.score >= net.threshold and not r.not_die and r.not_die_p < judge.not_die_threshold
+    ]
+    sure = [
+        c.edge for c in one_per_die(strong) if outside_share(c.corners, w, h) <= net.border_share
+    ]
+    if len(sure) < 3:
+        return cands, readings
+    ref = float(np.median(sure))
+    odd = [
+        k
+        for k, c in enumerate(cands)
+        if c.score < net.threshold and not net.weak_lo <= c.edge / ref <= net.weak_hi
+    ][: cfg.resize_most]
+    if not odd:
+        return cands, readings
+    again = [_scaled(cands[k], ref) for k in odd]
+    more = judge.classify(cut_faces(image_bgr, [a.corners for a in again], threads))
+    cands, readings = list(cands), list(readings)
+    for k, a, r in zip(odd, again, more, strict=True):
+        cands[k], readings[k] = a, r
+    return cands, readings
+
+
+def _scaled(c: Candidate, edge: float) -> Candidate:
+    """c's square scaled about its centre to ``edge`` pixels."""
+    ctr = np.array([c.x, c.y], np.float32)
+    corners = np.asarray((c.corners - ctr) * (edge / c.edge) + ctr, np.float32)
+    return replace(c, edge=edge, corners=corners)
 
 
 def _voucher(image_bgr: ImageBGR, judge: Judge, cfg: JudgeSettings, threads: int) -> Vouch:
