@@ -145,7 +145,7 @@ def _prepare(image: ImageBGR, input_long: int) -> tuple[F32, float]:
     return x, s
 
 
-def outside_share(corners: F32, w: int, h: int) -> float:
+def _outside_share(corners: F32, w: int, h: int) -> float:
     """Share of the face's area that lies outside the frame."""
     area = abs(float(cv2.contourArea(corners)))
     if area <= 0:
@@ -207,10 +207,9 @@ def select_indexed(
 ) -> list[tuple[int, FoundDie]]:
     """:func:`select`, each find with the index of its candidate."""
     big = [i for i, c in enumerate(cands) if c.edge >= cfg.min_edge]
-    cut = {i: outside_share(cands[i].corners, w, h) > cfg.border_share for i in big}
+    cut = {i: _outside_share(cands[i].corners, w, h) > cfg.border_share for i in big}
     strong = {i: cands[i].score >= cfg.threshold for i in big}
-    sure = [cands[i].edge for i in big if strong[i] and not cut[i]]
-    ref = float(np.median(sure)) if len(sure) >= 3 else None
+    ref = sure_edge(cands, w, h, cfg)
     out: list[tuple[int, FoundDie]] = []
     for i in big:
         c, is_cut = cands[i], cut[i]
@@ -242,6 +241,19 @@ def select_indexed(
         )
         out.append((i, found))
     return out
+
+
+def sure_edge(cands: list[Candidate], w: int, h: int, cfg: NetSettings) -> float | None:
+    """The size of this table's dice: the median edge of the strong peaks wholly in the frame,
+    when there are three or more (the size rule of :func:`select_indexed` measures by it)."""
+    sure = [
+        c.edge
+        for c in cands
+        if c.edge >= cfg.min_edge
+        and c.score >= cfg.threshold
+        and _outside_share(c.corners, w, h) <= cfg.border_share
+    ]
+    return float(np.median(sure)) if len(sure) >= 3 else None
 
 
 def _size_reason(ratio: float) -> str:

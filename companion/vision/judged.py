@@ -40,9 +40,9 @@ from companion.vision.detect_net import (
     input_long_for,
     load_session,
     one_per_die,
-    outside_share,
     second_look,
     select_indexed,
+    sure_edge,
     zoomed_peaks,
 )
 from companion.vision.found import FoundDie
@@ -166,12 +166,9 @@ def _presized(
         for c, r in zip(cands, readings, strict=True)
         if c.score >= net.threshold and not r.not_die and r.not_die_p < judge.not_die_threshold
     ]
-    sure = [
-        c.edge for c in one_per_die(strong) if outside_share(c.corners, w, h) <= net.border_share
-    ]
-    if len(sure) < 3:
+    ref = sure_edge(one_per_die(strong), w, h, net)
+    if ref is None:
         return cands, readings
-    ref = float(np.median(sure))
     odd = [
         k
         for k, c in enumerate(cands)
