@@ -219,3 +219,52 @@ def test_a_second_look_not_kept_still_gives_the_new_dice_the_face_model_vouches_
     judge = FakeJudge()
     assert len(find_and_read(image, judge, session=LooksFinder(odd))) == 5
     assert len(judge.batches) == 1  # the reading's own batch: nothing was vouched for
+
+
+def _striped(n: int, edge: float) -> npt.NDArray[np.uint8]:
+    """`_squares`, each die's body striped (red throughout, so still a die to FakeJudge)."""
+    image = _squares(n, edge)
+    red = image[..., 2] == 255
+    stripes = (np.arange(W)[None, :] // 6 % 2 == 1) & red
+    image[stripes] = (0, 200, 255)
+    return image
+
+
+def test_textured_dice_the_first_look_scores_under_its_floor_are_found_by_a_shrunk_look() -> None:
+    # ten big marbled dice: the first look finds eight and has no peak at all on two (at 512
+    # the stripes read as edges; session 27), the shrunk look finds all ten
+    looks = {INPUT_LONG: _grid(8, BIG), SECOND: _grid(10, BIG)}
+    finder = LooksFinder(looks)
+    got = find_and_read(_striped(10, BIG), FakeJudge(), session=finder)
+    assert finder.widths[:2] == [INPUT_LONG, SECOND]
+    assert len(got) == 10 and all(d.clean for d, _ in got)
+
+
+def test_plain_bodies_small_dice_or_no_face_model_take_no_shrunk_look() -> None:
+    looks = {INPUT_LONG: _grid(8, BIG), SECOND: _grid(10, BIG)}
+    # plain bodies: the first look is trusted (most frames of big dice; the look costs a pass)
+    finder = LooksFinder(looks)
+    assert len(find_and_read(_squares(10, BIG), FakeJudge(), session=finder)) == 8
+    assert finder.widths == [INPUT_LONG]
+    # dice under NetSettings.shrunk_from_in input pixels
+    small = 50.0
+    assert small * INPUT_LONG / W < NetSettings().shrunk_from_in
+    finder = LooksFinder({INPUT_LONG: _grid(8, small), 640: _grid(10, small)})
+    find_and_read(_striped(10, small), FakeJudge(), session=finder)
+    assert finder.widths == [INPUT_LONG]
+    # the plain finder has no face model to vouch for the new dice
+    finder = LooksFinder(looks)
+    assert len(find_dice_net(_striped(10, BIG), session=finder)) == 8
+    assert finder.widths == [INPUT_LONG]
+
+
+def test_a_shrunk_look_adds_only_new_dice_the_face_model_vouches_for() -> None:
+    # the shrunk look also finds a grey square (no die to the face model) and a die twice the
+    # table's size: neither is added
+    image = _striped(8, BIG)
+    looks = {
+        INPUT_LONG: _grid(8, BIG),
+        SECOND: _grid(8, BIG) + [(1150.0, 800.0, BIG, 0.9), (700.0, 800.0, 2 * BIG, 0.9)],
+    }
+    got = find_and_read(image, FakeJudge(), session=LooksFinder(looks))
+    assert len(got) == 8

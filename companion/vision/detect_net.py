@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.paths import shipped_model
+from companion.vision.body_texture import body_spread
 from companion.vision.found import FoundDie
 from companion.vision.onnx_session import cpu_session
 
@@ -81,6 +82,8 @@ ZOOM_VOUCH_MOST = 16
 # (the second found 14 new ones there, 13 of them phantoms), and on printed squares
 # under big dice the second look found grid squares as well as the first's dice.
 ZOOM_GAIN = 2
+# The bodies' texture (NetSettings.textured) is measured on this many of the strongest sure dice.
+ZOOM_TEXTURE_DICE = 8
 # Two faces found sharing more than this share of the smaller one are one die
 # (between true dice, touching, at most 0.1 on 30 validation-style frames).
 OVERLAP = 0.2
@@ -181,6 +184,16 @@ class NetSettings:
     look_px: float = 48.0
     drop_below: float = 0.1
     promote_at: float = 0.9
+    # Where a face model judges (judged.py) and the frame's sure dice are at least
+    # `shrunk_from_in` pixels on the input, a frame no other rule looks at again is still
+    # looked at shrunk, and the new sure dice of that look the face model vouches for are
+    # added: a die of a marbled body can score under the weak peaks' floor at 512 and 0.5-0.9
+    # at two thirds of that. Only where the bodies are `textured` (body_texture.py: the
+    # spread of grey on the ring between motif and edge, median over the strongest sure dice):
+    # on plain bodies the first look finds the dice, and the look costs a network pass
+    # (session 27). 0: never.
+    shrunk_from_in: float = 24.0
+    textured: float = 24.0
 
 
 @dataclass(frozen=True)
@@ -356,8 +369,32 @@ def zoom_size(
     ]
     if len(orphans) < ZOOM_ORPHANS:
         return 0
+    return _shrunk(used, edge_in)
+
+
+def _shrunk(used: int, edge_in: float) -> int:
+    """The input's long side that makes dice of ``edge_in`` pixels at ``used`` ZOOM_EDGE_IN
+    pixels, or 0 where that is no smaller."""
     size = max(ZOOM_SMALLEST, round(used * ZOOM_EDGE_IN / edge_in / 32) * 32)
     return size if size < used else 0
+
+
+def _textured_size(
+    image_bgr: ImageBGR, first: list[Candidate], input_long: int, cfg: NetSettings
+) -> int:
+    """The size of the look NetSettings.shrunk_from_in asks for (0: none)."""
+    if cfg.shrunk_from_in <= 0:
+        return 0
+    long_side = max(image_bgr.shape[:2])
+    used = min(input_long, long_side)
+    sure = one_per_die([c for c in first if c.score >= cfg.threshold and c.edge >= cfg.min_edge])
+    if not sure:
+        return 0
+    edge_in = float(np.median([c.edge for c in sure])) * used / long_side
+    if edge_in < cfg.shrunk_from_in:
+        return 0
+    spread = body_spread(image_bgr, [c.corners for c in sure[:ZOOM_TEXTURE_DICE]])
+    return _shrunk(used, edge_in) if spread >= cfg.textured else 0
 
 
 def _size_by_weak(
@@ -378,8 +415,8 @@ def _size_by_weak(
     edge_in = edge * used / long_side
     if len(alike) < ZOOM_WEAK or edge_in < ZOOM_FROM_IN:
         return 0
-    size = max(ZOOM_SMALLEST, round(used * ZOOM_EDGE_IN / edge_in / 32) * 32)
-    if size >= used or sum(vouch(alike[:ZOOM_VOUCH_MOST])) < ZOOM_GAIN:
+    size = _shrunk(used, edge_in)
+    if not size or sum(vouch(alike[:ZOOM_VOUCH_MOST])) < ZOOM_GAIN:
         return 0
     return size
 
@@ -431,7 +468,12 @@ def zoomed_peaks(
     first = [c for c in everything if c.score >= floor]
     size = zoom_size(everything, max(image_bgr.shape[:2]), input_long, cfg, vouch)
     if not size:
-        return first
+        look = _textured_size(image_bgr, everything, input_long, cfg) if vouch else 0
+        if not look:
+            return first
+        sure = [c for c in first if c.score >= cfg.threshold]
+        new = _new_dice(sure, peaks(sess, image_bgr, look, floor, limit, min_edge), cfg.threshold)
+        return first + _vouched(new, sure, cfg, vouch)
     second = peaks(sess, image_bgr, size, floor, limit, min_edge)
     sure = [c for c in first if c.score >= cfg.threshold]
     new = _new_dice(sure, second, cfg.threshold)
