@@ -268,3 +268,16 @@ def test_a_shrunk_look_adds_only_new_dice_the_face_model_vouches_for() -> None:
     }
     got = find_and_read(image, FakeJudge(), session=LooksFinder(looks))
     assert len(got) == 8
+
+
+def test_a_new_die_decoded_a_quarter_too_big_is_vouched_for_at_the_tables_size() -> None:
+    # as above, but the second look decodes the three new dice 1.25 times too big: cut so, a
+    # crop shows the table around the die and the face model cannot vouch for it
+    weak = [(x + 62.0, y, e, 0.25) for x, y, e, _ in _grid(3, BIG, start=5)]
+    big = [(x, y, 1.25 * e, s) for x, y, e, s in _grid(3, BIG, start=5)]
+    looks = {INPUT_LONG: _grid(5, BIG) + weak, SECOND: _grid(5, BIG) + big}
+    judge = FakeJudge()
+    got = find_and_read(_squares(8, BIG), judge, session=LooksFinder(looks))
+    assert len(got) == 8 and all(d.clean for d, _ in got)
+    assert all(abs(d.edge / BIG - 1.0) < 0.05 for d, _ in got)  # kept at the table's size
+    assert judge.batches[:2] == [3, 3]  # vouched as decoded, then again at the table's size

@@ -84,6 +84,9 @@ ZOOM_VOUCH_MOST = 16
 ZOOM_GAIN = 2
 # The bodies' texture (NetSettings.textured) is measured on this many of the strongest sure dice.
 ZOOM_TEXTURE_DICE = 8
+# A second look's new die the face model does not vouch for as decoded, with an edge more
+# than this share off the table's, is vouched for again cut at the table's size.
+VOUCH_RESIZE = 0.1
 # Two faces found sharing more than this share of the smaller one are one die
 # (between true dice, touching, at most 0.1 on 30 validation-style frames).
 OVERLAP = 0.2
@@ -435,7 +438,22 @@ def _vouched(
         return []
     edge = float(np.median([c.edge for c in one_per_die(sure)]))
     fit = [c for c in new if cfg.weak_lo <= c.edge / edge <= cfg.weak_hi][:ZOOM_VOUCH_MOST]
-    return [c for c, ok in zip(fit, vouch(fit), strict=True) if ok]
+    ok = vouch(fit)
+    # a marbled die's square can be decoded a fifth off its size, and its crop then shows
+    # the model too little or too much to vouch for it: cut at the table's size (session 27)
+    off = [k for k, c in enumerate(fit) if not ok[k] and abs(c.edge / edge - 1.0) > VOUCH_RESIZE]
+    if off:
+        again = [scaled(fit[k], edge) for k in off]
+        for k, a, yes in zip(off, again, vouch(again), strict=True):
+            fit[k], ok[k] = (a, True) if yes else (fit[k], False)
+    return [c for c, yes in zip(fit, ok, strict=True) if yes]
+
+
+def scaled(c: Candidate, edge: float) -> Candidate:
+    """c's square scaled about its centre to ``edge`` pixels."""
+    ctr = np.array([c.x, c.y], np.float32)
+    corners = np.asarray((c.corners - ctr) * (edge / c.edge) + ctr, np.float32)
+    return replace(c, edge=edge, corners=corners)
 
 
 def _new_dice(sure: list[Candidate], second: list[Candidate], threshold: float) -> list[Candidate]:

@@ -40,6 +40,7 @@ from companion.vision.detect_net import (
     input_long_for,
     load_session,
     one_per_die,
+    scaled,
     second_look,
     select_indexed,
     sure_edge,
@@ -176,19 +177,12 @@ def _presized(
     ][: cfg.resize_most]
     if not odd:
         return cands, readings
-    again = [_scaled(cands[k], ref) for k in odd]
+    again = [scaled(cands[k], ref) for k in odd]
     more = judge.classify(cut_faces(image_bgr, [a.corners for a in again], threads))
     cands, readings = list(cands), list(readings)
     for k, a, r in zip(odd, again, more, strict=True):
         cands[k], readings[k] = a, r
     return cands, readings
-
-
-def _scaled(c: Candidate, edge: float) -> Candidate:
-    """c's square scaled about its centre to ``edge`` pixels."""
-    ctr = np.array([c.x, c.y], np.float32)
-    corners = np.asarray((c.corners - ctr) * (edge / c.edge) + ctr, np.float32)
-    return replace(c, edge=edge, corners=corners)
 
 
 def _voucher(image_bgr: ImageBGR, judge: Judge, cfg: JudgeSettings, threads: int) -> Vouch:
