@@ -2,9 +2,9 @@
 
 At the finder's 512-pixel input the stripes across a big marbled die read as edges, and a
 die can score under the weak peaks' floor there while a look at the frame shrunk finds it
-(detect_net.NetSettings.shrunk_from_in). That look costs a network pass, so it is taken only where
-the bodies are textured: measured on the ring of each die's face between its motif and its
-edge, where a plain body is one flat colour whatever the art.
+(detect_net.NetSettings.shrunk_from_in). That look costs a network pass, so it is taken
+only where the bodies are textured: measured on the ring of each die's face between its
+motif and its edge, where a plain body is one flat colour whatever the art.
 """
 
 from __future__ import annotations
