@@ -281,3 +281,45 @@ def test_a_new_die_decoded_a_quarter_too_big_is_vouched_for_at_the_tables_size()
     assert len(got) == 8 and all(d.clean for d, _ in got)
     assert all(abs(d.edge / BIG - 1.0) < 0.05 for d, _ in got)  # kept at the table's size
     assert judge.batches[:2] == [3, 3]  # vouched as decoded, then again at the table's size
+
+
+CLOSER = 768  # 1.5 times the first look's 512
+SMALL = 45.0  # small dice on printed squares: no peak at all at 512 on some tables
+
+
+def test_small_dice_the_first_look_does_not_see_are_found_by_a_closer_look() -> None:
+    finder = LooksFinder({INPUT_LONG: [], CLOSER: _grid(10, SMALL)})
+    got = find_and_read(_squares(10, SMALL), FakeJudge(), session=finder)
+    assert finder.widths[:2] == [INPUT_LONG, CLOSER]
+    assert len(got) == 10 and all(d.clean for d, _ in got)
+    # two dice seen at first (fewer than three sure dice): the other eight are added
+    finder = LooksFinder({INPUT_LONG: _grid(2, SMALL), CLOSER: _grid(10, SMALL)})
+    assert len(find_and_read(_squares(10, SMALL), FakeJudge(), session=finder)) == 10
+
+
+def test_no_closer_look_where_the_first_is_sure_of_three_dice_or_without_a_face_model() -> None:
+    finder = LooksFinder({INPUT_LONG: _grid(3, SMALL), CLOSER: _grid(10, SMALL)})
+    assert len(find_and_read(_squares(10, SMALL), FakeJudge(), session=finder)) == 3
+    assert CLOSER not in finder.widths
+    plain = LooksFinder({INPUT_LONG: [], CLOSER: _grid(10, SMALL)})
+    assert not find_dice_net(_squares(10, SMALL), session=plain)
+    assert CLOSER not in plain.widths
+    # a frame smaller than the finder's usual one is never enlarged
+    small_frame = np.full((480, 640, 3), 90, np.uint8)
+    finder = LooksFinder({})
+    find_and_read(small_frame, FakeJudge(), session=finder)
+    assert all(w <= INPUT_LONG for w in finder.widths)
+
+
+def test_a_closer_look_adds_nothing_the_face_model_does_not_vouch_for_twice() -> None:
+    # printed squares without dice: the closer look's peaks are grey squares
+    finder = LooksFinder({INPUT_LONG: [], CLOSER: _grid(10, SMALL)})
+    assert not find_and_read(FRAME.copy(), FakeJudge(), session=finder)
+    assert finder.widths[:2] == [INPUT_LONG, CLOSER]
+    # one die vouched for among squares is not enough to trust the look
+    image = FRAME.copy()
+    x, y, _, _ = _grid(1, SMALL)[0]
+    h = int(SMALL / 2)
+    image[int(y) - h : int(y) + h, int(x) - h : int(x) + h] = (0, 0, 255)
+    finder = LooksFinder({INPUT_LONG: [], CLOSER: _grid(10, SMALL)})
+    assert not find_and_read(image, FakeJudge(), session=finder)
