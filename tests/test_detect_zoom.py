@@ -298,8 +298,9 @@ def test_small_dice_the_first_look_does_not_see_are_found_by_a_closer_look() -> 
 
 
 def test_no_closer_look_where_the_first_is_sure_of_three_dice_or_without_a_face_model() -> None:
-    finder = LooksFinder({INPUT_LONG: _grid(3, SMALL), CLOSER: _grid(10, SMALL)})
-    assert len(find_and_read(_squares(10, SMALL), FakeJudge(), session=finder)) == 3
+    mid = 55.0  # 22 input pixels: not small (NetSettings.closer_below_in)
+    finder = LooksFinder({INPUT_LONG: _grid(3, mid), CLOSER: _grid(10, mid)})
+    assert len(find_and_read(_squares(10, mid), FakeJudge(), session=finder)) == 3
     assert CLOSER not in finder.widths
     plain = LooksFinder({INPUT_LONG: [], CLOSER: _grid(10, SMALL)})
     assert not find_dice_net(_squares(10, SMALL), session=plain)
@@ -323,3 +324,26 @@ def test_a_closer_look_adds_nothing_the_face_model_does_not_vouch_for_twice() ->
     image[int(y) - h : int(y) + h, int(x) - h : int(x) + h] = (0, 0, 255)
     finder = LooksFinder({INPUT_LONG: [], CLOSER: _grid(10, SMALL)})
     assert not find_and_read(image, FakeJudge(), session=finder)
+
+
+def test_small_dice_among_printed_squares_are_found_by_a_closer_look() -> None:
+    # four small dice found among five grid squares the finder is sure of (the face model
+    # drops them): the dice it keeps are 18 input pixels, so the frame is looked at closer
+    squares = _grid(5, SMALL, start=15)
+    image = _squares(10, SMALL)
+    for x, y, _, _ in squares:
+        h = int(SMALL / 2)
+        image[int(y) - h : int(y) + h, int(x) - h : int(x) + h] = (255, 0, 0)  # blue: no die
+    looks = {INPUT_LONG: _grid(4, SMALL) + squares, CLOSER: _grid(10, SMALL) + squares}
+    finder = LooksFinder(looks)
+    got = find_and_read(image, FakeJudge(), session=finder)
+    assert CLOSER in finder.widths
+    assert len(got) == 10 and all(d.clean for d, _ in got)
+    # big dice kept: no closer look
+    big = LooksFinder({INPUT_LONG: _grid(4, BIG), CLOSER: _grid(10, BIG)})
+    assert len(find_and_read(_squares(10, BIG), FakeJudge(), session=big)) == 4
+    assert CLOSER not in big.widths
+    # what the closer look finds that the face model is not sure of is not added
+    grey = LooksFinder({INPUT_LONG: _grid(4, SMALL), CLOSER: _grid(10, SMALL)})
+    assert len(find_and_read(_squares(4, SMALL), FakeJudge(), session=grey)) == 4
+    assert CLOSER in grey.widths

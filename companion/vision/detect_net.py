@@ -208,6 +208,9 @@ class NetSettings:
     # dice on printed squares can have no peak at all at 512 (session 27). Its new sure dice
     # are added when the face model vouches for ZOOM_GAIN of them or more. 0: never.
     closer: float = 1.5
+    # ... and where the dice the face model keeps of the first look's sure peaks are under
+    # this many input pixels (judged.py; the sure peaks alone can be grid squares). 0: never.
+    closer_below_in: float = 20.0
 
 
 @dataclass(frozen=True)
@@ -485,13 +488,13 @@ def _closer(
     if len(sure) >= 3 or size <= input_long:
         return []
     found = peaks(sess, image_bgr, size, floor, 4 * CLOSER_VOUCH_MOST, cfg.min_edge)
-    new = [c for c in _new_dice(sure, found, cfg.threshold) if c.edge >= cfg.min_edge]
+    new = [c for c in new_dice(sure, found, cfg.threshold) if c.edge >= cfg.min_edge]
     new = new[:CLOSER_VOUCH_MOST]
     ok = vouch(new)
     return [c for c, yes in zip(new, ok, strict=True) if yes] if sum(ok) >= ZOOM_GAIN else []
 
 
-def _new_dice(sure: list[Candidate], second: list[Candidate], threshold: float) -> list[Candidate]:
+def new_dice(sure: list[Candidate], second: list[Candidate], threshold: float) -> list[Candidate]:
     """The second look's sure dice, one per die, that lie on none of the first look's."""
     return [
         c
@@ -525,11 +528,11 @@ def zoomed_peaks(
         if not look:
             return first + _closer(sess, image_bgr, first, input_long, floor, cfg, vouch)
         sure = [c for c in first if c.score >= cfg.threshold]
-        new = _new_dice(sure, peaks(sess, image_bgr, look, floor, limit, min_edge), cfg.threshold)
+        new = new_dice(sure, peaks(sess, image_bgr, look, floor, limit, min_edge), cfg.threshold)
         return first + _vouched(new, sure, cfg, vouch)
     second = peaks(sess, image_bgr, size, floor, limit, min_edge)
     sure = [c for c in first if c.score >= cfg.threshold]
-    new = _new_dice(sure, second, cfg.threshold)
+    new = new_dice(sure, second, cfg.threshold)
     if len(new) < max(ZOOM_GAIN, len(one_per_die(sure))):
         return first + _vouched(new, sure, cfg, vouch)
     rest = [c for c in first if c.score < cfg.threshold] + second

@@ -34,12 +34,17 @@ import numpy.typing as npt
 
 from companion.vision.crop import cut_faces
 from companion.vision.detect_net import (
+    CLOSER_MOST,
+    CLOSER_VOUCH_MOST,
+    FRAME_LONG,
     Candidate,
     NetSettings,
     Vouch,
     input_long_for,
     load_session,
+    new_dice,
     one_per_die,
+    peaks,
     scaled,
     second_look,
     select_indexed,
@@ -118,6 +123,7 @@ def find_and_read(
     # one batch: with a profile too, its reading of every candidate is the one reported
     readings = judge.classify(crops)
     cands, readings = _presized(image_bgr, judge, cands, readings, w, h, cfg, net, threads)
+    cands, readings = _closer_small(sess, image_bgr, judge, cands, readings, cfg, net, threads)
     # a crop the reading drops (sure no die; with a profile also no die of this table)
     # counts as sure no die here
     not_die = np.array([1.0 if r.not_die else r.not_die_p for r in readings], np.float32)
@@ -183,6 +189,53 @@ def _presized(
     for k, a, r in zip(odd, again, more, strict=True):
         cands[k], readings[k] = a, r
     return cands, readings
+
+
+def _closer_small(
+    sess: Any,
+    image_bgr: ImageBGR,
+    judge: Judge,
+    cands: list[Candidate],
+    readings: list[Any],
+    cfg: JudgeSettings,
+    net: NetSettings,
+    threads: int,
+) -> tuple[list[Candidate], list[Any]]:
+    """The candidates with, where the dice the face model keeps of the sure peaks are small on
+    the input (NetSettings.closer_below_in), the new sure dice of a look NetSettings.closer
+    times larger of their size that it is sure are dice (decide's rule for a weak peak), after
+    the sure peaks. Small dice on printed squares: the finder is sure of the squares and has
+    no peak on some dice at 512 (docs/vision.md, session 27)."""
+    h, w = image_bgr.shape[:2]
+    long_side = max(h, w)
+    input_long = input_long_for(long_side)
+    size = min(CLOSER_MOST, round(input_long * net.closer / 32) * 32)
+    if net.closer_below_in <= 0 or long_side < FRAME_LONG or size <= input_long:
+        return cands, readings
+    dice = one_per_die(
+        [
+            c
+            for c, r in zip(cands, readings, strict=True)
+            if c.score >= net.threshold and not r.not_die and r.not_die_p < judge.not_die_threshold
+        ]
+    )
+    ref = sure_edge(dice, w, h, net)
+    if ref is None or ref * min(input_long, long_side) / long_side >= net.closer_below_in:
+        return cands, readings
+    found = peaks(sess, image_bgr, size, net.threshold, 4 * CLOSER_VOUCH_MOST, net.min_edge)
+    fits = [net.weak_lo <= c.edge / ref <= net.weak_hi for c in found]
+    new = new_dice(dice, [c for c, ok in zip(found, fits, strict=True) if ok], net.threshold)
+    new = new[:CLOSER_VOUCH_MOST]
+    if not new:
+        return cands, readings
+    more = judge.classify(cut_faces(image_bgr, [c.corners for c in new], threads))
+    limit = cfg.sure_die * judge.not_die_threshold
+    add = [(c, r) for c, r in zip(new, more, strict=True) if not r.not_die and r.not_die_p <= limit]
+    n = sum(c.score >= net.threshold for c in cands)
+    return (
+        cands[:n] + [c for c, _ in add] + cands[n:],
+        readings[:n] + [r for _, r in add] + readings[n:],
+    )
 
 
 def _voucher(image_bgr: ImageBGR, judge: Judge, cfg: JudgeSettings, threads: int) -> Vouch:
