@@ -87,7 +87,7 @@ ZOOM_TEXTURE_DICE = 8
 # A second look's new die the face model does not vouch for as decoded, with an edge more
 # than this share off the table's, is vouched for again cut at the table's size.
 VOUCH_RESIZE = 0.1
-# The closer look (NetSettings.closer) shows the face model at most this many new dice: the
+# The closer look (NetSettings.closer, judged.py) reads at most this many new dice: the
 # strongest (a frame of small dice the first look missed can hold twenty or more).
 CLOSER_VOUCH_MOST = 32
 # ... and is never larger than this: a frame whose first look is already larger (2304x1296:
@@ -203,13 +203,12 @@ class NetSettings:
     # (session 27). 0: never.
     shrunk_from_in: float = 24.0
     textured: float = 24.0
-    # Where a face model judges and the first look at a frame of FRAME_LONG pixels or more is
-    # sure of fewer than three dice, the frame is looked at again `closer` times larger: small
-    # dice on printed squares can have no peak at all at 512 (session 27). Its new sure dice
-    # are added when the face model vouches for ZOOM_GAIN of them or more. 0: never.
+    # Where a face model judges (judged._closer_look) and the dice it keeps of the first
+    # look's sure peaks at a frame of FRAME_LONG pixels or more are fewer than three, or under
+    # `closer_below_in` input pixels, the frame is looked at again `closer` times larger: small
+    # dice on printed squares can have no peak at all at 512, and the finder is sure of the
+    # grid squares instead (session 27). 0: never.
     closer: float = 1.5
-    # ... and where the dice the face model keeps of the first look's sure peaks are under
-    # this many input pixels (judged.py; the sure peaks alone can be grid squares). 0: never.
     closer_below_in: float = 20.0
 
 
@@ -470,30 +469,6 @@ def scaled(c: Candidate, edge: float) -> Candidate:
     return replace(c, edge=edge, corners=corners)
 
 
-def _closer(
-    sess: Any,
-    image_bgr: ImageBGR,
-    first: list[Candidate],
-    input_long: int,
-    floor: float,
-    cfg: NetSettings,
-    vouch: Vouch | None,
-) -> list[Candidate]:
-    """The new sure dice of a look NetSettings.closer times larger, where the first look is
-    sure of fewer than three dice, that the face model vouches for (none unless ZOOM_GAIN)."""
-    if vouch is None or cfg.closer <= 1.0 or max(image_bgr.shape[:2]) < FRAME_LONG:
-        return []
-    sure = one_per_die([c for c in first if c.score >= cfg.threshold and c.edge >= cfg.min_edge])
-    size = min(CLOSER_MOST, round(input_long * cfg.closer / 32) * 32)
-    if len(sure) >= 3 or size <= input_long:
-        return []
-    found = peaks(sess, image_bgr, size, floor, 4 * CLOSER_VOUCH_MOST, cfg.min_edge)
-    new = [c for c in new_dice(sure, found, cfg.threshold) if c.edge >= cfg.min_edge]
-    new = new[:CLOSER_VOUCH_MOST]
-    ok = vouch(new)
-    return [c for c, yes in zip(new, ok, strict=True) if yes] if sum(ok) >= ZOOM_GAIN else []
-
-
 def new_dice(sure: list[Candidate], second: list[Candidate], threshold: float) -> list[Candidate]:
     """The second look's sure dice, one per die, that lie on none of the first look's."""
     return [
@@ -526,7 +501,7 @@ def zoomed_peaks(
     if not size:
         look = _textured_size(image_bgr, everything, input_long, cfg) if vouch else 0
         if not look:
-            return first + _closer(sess, image_bgr, first, input_long, floor, cfg, vouch)
+            return first
         sure = [c for c in first if c.score >= cfg.threshold]
         new = new_dice(sure, peaks(sess, image_bgr, look, floor, limit, min_edge), cfg.threshold)
         return first + _vouched(new, sure, cfg, vouch)

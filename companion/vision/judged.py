@@ -37,6 +37,7 @@ from companion.vision.detect_net import (
     CLOSER_MOST,
     CLOSER_VOUCH_MOST,
     FRAME_LONG,
+    ZOOM_GAIN,
     Candidate,
     NetSettings,
     Vouch,
@@ -117,13 +118,15 @@ def find_and_read(
     big = [c for c in all_peaks if c.edge >= net.min_edge]
     cands = [c for c in big if c.score >= net.threshold]
     cands += [c for c in big if c.score < net.threshold][: cfg.weak]  # still strongest first
+    readings: list[Any] = []
+    if cands:
+        crops = cut_faces(image_bgr, [c.corners for c in cands], threads)
+        # one batch: with a profile too, its reading of every candidate is the one reported
+        readings = judge.classify(crops)
+        cands, readings = _presized(image_bgr, judge, cands, readings, w, h, cfg, net, threads)
+    cands, readings = _closer_look(sess, image_bgr, judge, cands, readings, cfg, net, threads)
     if not cands:
         return []
-    crops = cut_faces(image_bgr, [c.corners for c in cands], threads)
-    # one batch: with a profile too, its reading of every candidate is the one reported
-    readings = judge.classify(crops)
-    cands, readings = _presized(image_bgr, judge, cands, readings, w, h, cfg, net, threads)
-    cands, readings = _closer_small(sess, image_bgr, judge, cands, readings, cfg, net, threads)
     # a crop the reading drops (sure no die; with a profile also no die of this table)
     # counts as sure no die here
     not_die = np.array([1.0 if r.not_die else r.not_die_p for r in readings], np.float32)
@@ -191,7 +194,7 @@ def _presized(
     return cands, readings
 
 
-def _closer_small(
+def _closer_look(
     sess: Any,
     image_bgr: ImageBGR,
     judge: Judge,
@@ -201,16 +204,18 @@ def _closer_small(
     net: NetSettings,
     threads: int,
 ) -> tuple[list[Candidate], list[Any]]:
-    """The candidates with, where the dice the face model keeps of the sure peaks are small on
-    the input (NetSettings.closer_below_in), the new sure dice of a look NetSettings.closer
-    times larger of their size that it is sure are dice (decide's rule for a weak peak), after
-    the sure peaks. Small dice on printed squares: the finder is sure of the squares and has
-    no peak on some dice at 512 (docs/vision.md, session 27)."""
+    """The candidates with the new sure dice of a look NetSettings.closer times larger that the
+    face model is sure are dice (decide's rule for a weak peak), after the sure peaks, where the
+    dice it keeps of the sure peaks are fewer than three and so are the sure peaks (then only
+    if it is sure of ZOOM_GAIN of the new dice), or are small on the input
+    (NetSettings.closer_below_in; then those of their size).
+    Small dice on printed squares: at 512 the finder can have no peak on some dice and be sure
+    of the grid squares instead (docs/vision.md, session 27)."""
     h, w = image_bgr.shape[:2]
     long_side = max(h, w)
     input_long = input_long_for(long_side)
     size = min(CLOSER_MOST, round(input_long * net.closer / 32) * 32)
-    if net.closer_below_in <= 0 or long_side < FRAME_LONG or size <= input_long:
+    if net.closer <= 1.0 or long_side < FRAME_LONG or size <= input_long:
         return cands, readings
     dice = one_per_die(
         [
@@ -220,17 +225,23 @@ def _closer_small(
         ]
     )
     ref = sure_edge(dice, w, h, net)
-    if ref is None or ref * min(input_long, long_side) / long_side >= net.closer_below_in:
+    if ref is not None and ref * min(input_long, long_side) / long_side >= net.closer_below_in:
+        return cands, readings
+    # without a table size, only where the finder too is sure of fewer than three things: on
+    # an empty table of printed squares it is sure of the squares, and a look costs 13 ms
+    if ref is None and len(one_per_die([c for c in cands if c.score >= net.threshold])) >= 3:
         return cands, readings
     found = peaks(sess, image_bgr, size, net.threshold, 4 * CLOSER_VOUCH_MOST, net.min_edge)
-    fits = [net.weak_lo <= c.edge / ref <= net.weak_hi for c in found]
-    new = new_dice(dice, [c for c, ok in zip(found, fits, strict=True) if ok], net.threshold)
-    new = new[:CLOSER_VOUCH_MOST]
+    if ref is not None:
+        found = [c for c in found if net.weak_lo <= c.edge / ref <= net.weak_hi]
+    new = new_dice(dice, found, net.threshold)[:CLOSER_VOUCH_MOST]
     if not new:
         return cands, readings
     more = judge.classify(cut_faces(image_bgr, [c.corners for c in new], threads))
     limit = cfg.sure_die * judge.not_die_threshold
     add = [(c, r) for c, r in zip(new, more, strict=True) if not r.not_die and r.not_die_p <= limit]
+    if ref is None and len(add) < ZOOM_GAIN:
+        return cands, readings
     n = sum(c.score >= net.threshold for c in cands)
     return (
         cands[:n] + [c for c, _ in add] + cands[n:],
