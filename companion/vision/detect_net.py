@@ -87,12 +87,6 @@ ZOOM_TEXTURE_DICE = 8
 # A second look's new die the face model does not vouch for as decoded, with an edge more
 # than this share off the table's, is vouched for again cut at the table's size.
 VOUCH_RESIZE = 0.1
-# The closer look (NetSettings.closer, judged.py) reads at most this many new dice: the
-# strongest (a frame of small dice the first look missed can hold twenty or more).
-CLOSER_VOUCH_MOST = 32
-# ... and is never larger than this: a frame whose first look is already larger (2304x1296:
-# 928) takes none, so a frame of few dice costs at most a 768-pixel pass more (the Pi).
-CLOSER_MOST = 768
 # Two faces found sharing more than this share of the smaller one are one die
 # (between true dice, touching, at most 0.1 on 30 validation-style frames).
 OVERLAP = 0.2

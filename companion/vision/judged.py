@@ -34,8 +34,6 @@ import numpy.typing as npt
 
 from companion.vision.crop import cut_faces
 from companion.vision.detect_net import (
-    CLOSER_MOST,
-    CLOSER_VOUCH_MOST,
     FRAME_LONG,
     ZOOM_GAIN,
     Candidate,
@@ -55,6 +53,13 @@ from companion.vision.detect_net import (
 from companion.vision.found import FoundDie
 
 F32 = npt.NDArray[np.float32]
+
+# The closer look (NetSettings.closer, _closer_look) reads at most this many new dice: the
+# strongest (a frame of small dice the first look missed can hold twenty or more) ...
+CLOSER_VOUCH_MOST = 32
+# ... and is never larger than this: a frame whose first look is already larger (2304x1296:
+# 928) takes none, so a frame of few dice costs at most a 768-pixel pass more (the Pi).
+CLOSER_MOST = 768
 ImageBGR = npt.NDArray[np.uint8]
 
 
@@ -171,12 +176,7 @@ def _presized(
     squares the finder is sure of can outnumber the dice."""
     if cfg.resize_most <= 0:
         return cands, readings
-    strong = [
-        c
-        for c, r in zip(cands, readings, strict=True)
-        if c.score >= net.threshold and not r.not_die and r.not_die_p < judge.not_die_threshold
-    ]
-    ref = sure_edge(one_per_die(strong), w, h, net)
+    ref = sure_edge(_kept_sure(cands, readings, judge, net), w, h, net)
     if ref is None:
         return cands, readings
     odd = [
@@ -192,6 +192,21 @@ def _presized(
     for k, a, r in zip(odd, again, more, strict=True):
         cands[k], readings[k] = a, r
     return cands, readings
+
+
+def _kept_sure(
+    cands: list[Candidate], readings: list[Any], judge: Judge, net: NetSettings
+) -> list[Candidate]:
+    """The sure peaks the face model does not drop, one per die: the table's dice, whose size
+    the size rule measures by (select_indexed); on a printed mat the squares the finder is
+    sure of can outnumber them."""
+    return one_per_die(
+        [
+            c
+            for c, r in zip(cands, readings, strict=True)
+            if c.score >= net.threshold and not r.not_die and r.not_die_p < judge.not_die_threshold
+        ]
+    )
 
 
 def _closer_look(
@@ -217,13 +232,7 @@ def _closer_look(
     size = min(CLOSER_MOST, round(input_long * net.closer / 32) * 32)
     if net.closer <= 1.0 or long_side < FRAME_LONG or size <= input_long:
         return cands, readings
-    dice = one_per_die(
-        [
-            c
-            for c, r in zip(cands, readings, strict=True)
-            if c.score >= net.threshold and not r.not_die and r.not_die_p < judge.not_die_threshold
-        ]
-    )
+    dice = _kept_sure(cands, readings, judge, net)
     ref = sure_edge(dice, w, h, net)
     if ref is not None and ref * min(input_long, long_side) / long_side >= net.closer_below_in:
         return cands, readings
