@@ -347,3 +347,46 @@ def test_small_dice_among_printed_squares_are_found_by_a_closer_look() -> None:
     grey = LooksFinder({INPUT_LONG: _grid(4, SMALL), CLOSER: _grid(10, SMALL)})
     assert len(find_and_read(_squares(4, SMALL), FakeJudge(), session=grey)) == 4
     assert CLOSER in grey.widths
+
+
+def _painted(places: list[Peak], colour: tuple[int, int, int]) -> npt.NDArray[np.uint8]:
+    image = FRAME.copy()
+    for x, y, edge, _ in places:
+        h = int(edge / 2)
+        image[int(y) - h : int(y) + h, int(x) - h : int(x) + h] = colour
+    return image
+
+
+def test_dice_among_printed_squares_the_face_model_drops_take_a_closer_look() -> None:
+    # four dice of 22 input pixels (not small) found, and five grid squares the finder is sure
+    # of that the face model drops: a printed surface, where the finder misses dice at 512
+    # whatever their size (session 28), so the frame is looked at closer
+    mid = 55.0
+    squares = _grid(5, mid, start=15)
+    image = _squares(10, mid)
+    for x, y, _, _ in squares:
+        h = int(mid / 2)
+        image[int(y) - h : int(y) + h, int(x) - h : int(x) + h] = (255, 0, 0)  # blue: no die
+    finder = LooksFinder({INPUT_LONG: _grid(4, mid) + squares, CLOSER: _grid(10, mid) + squares})
+    got = find_and_read(image, FakeJudge(), session=finder)
+    assert CLOSER in finder.widths
+    assert len(got) == 10 and all(d.clean for d, _ in got)
+    # the same dice with nothing dropped: the first look is trusted
+    plain = LooksFinder({INPUT_LONG: _grid(4, mid), CLOSER: _grid(10, mid)})
+    assert len(find_and_read(_squares(10, mid), FakeJudge(), session=plain)) == 4
+    assert CLOSER not in plain.widths
+
+
+def test_a_closer_look_reads_the_dice_among_many_stronger_grid_squares() -> None:
+    # forty small dice on a grid mat, none seen at 512; at 768 forty grid squares score higher
+    # than any die: the look reads far more than the 32 strongest new peaks (those would all be
+    # squares) and finds every die
+    dice = [(60.0 + 70 * (i % 17), 60.0 + 140 * (i // 17), SMALL, 0.8) for i in range(40)]
+    squares = [(60.0 + 70 * (i % 17), 130.0 + 140 * (i // 17), SMALL, 0.95) for i in range(40)]
+    image = _painted(dice, (0, 0, 255))
+    for x, y, _, _ in squares:
+        h = int(SMALL / 2)
+        image[int(y) - h : int(y) + h, int(x) - h : int(x) + h] = (255, 0, 0)
+    finder = LooksFinder({INPUT_LONG: [], CLOSER: squares + dice})
+    got = find_and_read(image, FakeJudge(), session=finder)
+    assert len(got) == 40 and all(d.clean for d, _ in got)

@@ -54,9 +54,12 @@ from companion.vision.found import FoundDie
 
 F32 = npt.NDArray[np.float32]
 
-# The closer look (NetSettings.closer, _closer_look) reads at most this many new dice: the
-# strongest (a frame of small dice the first look missed can hold twenty or more) ...
-CLOSER_VOUCH_MOST = 32
+# The closer look (NetSettings.closer, _closer_look) takes at most this many of its peaks
+# (on printed squares it is sure of 100-300 grid cells at 768) and reads at most this many
+# new dice, the strongest: a frame of small dice the first look missed can hold thirty or
+# more among the grid cells (session 28: with 32, frames kept 13-17 of 19-26 such dice) ...
+CLOSER_PEAKS_MOST = 256
+CLOSER_VOUCH_MOST = 96
 # ... and is never larger than this: a frame whose first look is already larger (2304x1296:
 # 928) takes none, so a frame of few dice costs at most a 768-pixel pass more (the Pi).
 CLOSER_MOST = 768
@@ -223,9 +226,10 @@ def _closer_look(
     face model is sure are dice (decide's rule for a weak peak), after the sure peaks, where the
     dice it keeps of the sure peaks are fewer than three and so are the sure peaks (then only
     if it is sure of ZOOM_GAIN of the new dice), or are small on the input
-    (NetSettings.closer_below_in; then those of their size).
-    Small dice on printed squares: at 512 the finder can have no peak on some dice and be sure
-    of the grid squares instead (docs/vision.md, session 27)."""
+    (NetSettings.closer_below_in; then those of their size), or where it dropped one of the
+    sure peaks (a printed surface; as one of the other two, by whether there is a table size).
+    Dice on printed squares: at 512 the finder can have no peak on some dice and be sure of
+    the grid squares instead (docs/vision.md, sessions 27 and 28)."""
     h, w = image_bgr.shape[:2]
     long_side = max(h, w)
     input_long = input_long_for(long_side)
@@ -234,13 +238,16 @@ def _closer_look(
         return cands, readings
     dice = _kept_sure(cands, readings, judge, net)
     ref = sure_edge(dice, w, h, net)
-    if ref is not None and ref * min(input_long, long_side) / long_side >= net.closer_below_in:
-        return cands, readings
-    # without a table size, only where the finder too is sure of fewer than three things: on
-    # an empty table of printed squares it is sure of the squares, and a look costs 13 ms
-    if ref is None and len(one_per_die([c for c in cands if c.score >= net.threshold])) >= 3:
-        return cands, readings
-    found = peaks(sess, image_bgr, size, net.threshold, 4 * CLOSER_VOUCH_MOST, net.min_edge)
+    sure = one_per_die([c for c in cands if c.score >= net.threshold])
+    # a sure peak the face model drops is a printed square or a marker: a surface where the
+    # finder misses dice at 512 whatever their size (session 28)
+    if len(sure) <= len(dice):
+        if ref is not None and ref * min(input_long, long_side) / long_side >= net.closer_below_in:
+            return cands, readings
+        # without a table size, only where the finder too is sure of fewer than three things
+        if ref is None and len(sure) >= 3:
+            return cands, readings
+    found = peaks(sess, image_bgr, size, net.threshold, CLOSER_PEAKS_MOST, net.min_edge)
     if ref is not None:
         found = [c for c in found if net.weak_lo <= c.edge / ref <= net.weak_hi]
     new = new_dice(dice, found, net.threshold)[:CLOSER_VOUCH_MOST]
