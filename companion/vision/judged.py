@@ -32,6 +32,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from companion.vision.blank_face import blank
 from companion.vision.crop import cut_faces
 from companion.vision.detect_net import (
     FRAME_LONG,
@@ -63,6 +64,9 @@ CLOSER_VOUCH_MOST = 96
 # ... and is never larger than this: a frame whose first look is already larger (2304x1296:
 # 928) takes none, so a frame of few dice costs at most a 768-pixel pass more (the Pi).
 CLOSER_MOST = 768
+# The not-a-die probability from which a blank face is no die (_blank_doubted): the dice of
+# our development sets the model doubts this much all carry a visible motif.
+BLANK_DOUBT = 0.1
 ImageBGR = npt.NDArray[np.uint8]
 
 
@@ -136,8 +140,9 @@ def find_and_read(
     if not cands:
         return []
     # a crop the reading drops (sure no die; with a profile also no die of this table)
-    # counts as sure no die here
+    # counts as sure no die here, and so does a blank face the face model has doubts about
     not_die = np.array([1.0 if r.not_die else r.not_die_p for r in readings], np.float32)
+    not_die[_blank_doubted(image_bgr, cands, not_die, judge.not_die_threshold, threads)] = 1.0
     kept = decide([c.score for c in cands], not_die, judge.not_die_threshold, cfg, net)
     # the peaks that remain, strongest first, one per die
     chosen = one_per_die(
@@ -156,6 +161,20 @@ def find_and_read(
     if not found:
         return []
     return [(d, readings[index[id(chosen[k].corners)]]) for k, d in found]
+
+
+def _blank_doubted(
+    image_bgr: ImageBGR, cands: list[Candidate], not_die: F32, limit: float, threads: int
+) -> npt.NDArray[np.intp]:
+    """The candidates the face model has some doubt about (not-a-die probability from
+    BLANK_DOUBT, under its drop ``limit``) whose faces are blank (blank_face.py): cells of a
+    printed grid. Dice of art the model never saw reach the same doubt, but carry a motif
+    (session 28)."""
+    doubted = np.flatnonzero((not_die >= BLANK_DOUBT) & (not_die < limit))
+    if not len(doubted):
+        return doubted
+    crops = cut_faces(image_bgr, [cands[i].corners for i in doubted], threads)
+    return doubted[blank(crops)]
 
 
 def _presized(
