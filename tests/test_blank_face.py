@@ -69,3 +69,21 @@ def test_empty_printed_squares_give_far_fewer_finds(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(judged, "BLANK_DOUBT", 2.0)  # no find is doubted enough: the rule is off
     before = sum(len(reader.read(f.image)) for f in frames)
     assert before >= 20 and finds <= before / 3
+
+
+def test_blank_cells_neither_set_the_tables_size_nor_hide_the_dice_a_closer_look_finds() -> None:
+    from companion.vision.detect_net import INPUT_LONG
+    from tests.test_detect_zoom import CLOSER, LooksFinder, _grid
+
+    # four dice of 50 px found at first among six grid cells of 70 px the finder is sure of
+    # and the face model doubts (0.3): kept, the cells would set the table's size (70 px), and
+    # the closer look's six more dice of 50 px would be the wrong size
+    dice = _grid(10, 50.0)
+    cells = [(150.0 + 220 * i, 860.0, 70.0, 0.9) for i in range(5)] + [(1200.0, 500.0, 70.0, 0.9)]
+    image = _frame(
+        *[(x, y, e, RED) for x, y, e, _ in dice], *[(x, y, e, GREY) for x, y, e, _ in cells]
+    )
+    finder = LooksFinder({INPUT_LONG: dice[:4] + cells, CLOSER: dice + cells})
+    got = find_and_read(image, FakeJudge(), session=finder)
+    assert CLOSER in finder.widths
+    assert len(got) == 10 and all(d.clean for d, _ in got)

@@ -64,7 +64,7 @@ CLOSER_VOUCH_MOST = 96
 # ... and is never larger than this: a frame whose first look is already larger (2304x1296:
 # 928) takes none, so a frame of few dice costs at most a 768-pixel pass more (the Pi).
 CLOSER_MOST = 768
-# The not-a-die probability from which a blank face is no die (_blank_doubted): the dice of
+# The not-a-die probability from which a blank face is no die (_Blanking): the dice of
 # our development sets the model doubts this much all carry a visible motif.
 BLANK_DOUBT = 0.1
 ImageBGR = npt.NDArray[np.uint8]
@@ -113,6 +113,7 @@ def find_and_read(
     """Every die of a BGR frame with the face model's reading of it."""
     cfg = cfg or JudgeSettings()
     net = net or NetSettings()
+    judge = _Blanking(judge)
     sess = session if session is not None else load_session(threads=threads)
     h, w = image_bgr.shape[:2]
     floor = min(cfg.floor, net.low)
@@ -140,9 +141,8 @@ def find_and_read(
     if not cands:
         return []
     # a crop the reading drops (sure no die; with a profile also no die of this table)
-    # counts as sure no die here, and so does a blank face the face model has doubts about
+    # counts as sure no die here
     not_die = np.array([1.0 if r.not_die else r.not_die_p for r in readings], np.float32)
-    not_die[_blank_doubted(image_bgr, cands, not_die, judge.not_die_threshold, threads)] = 1.0
     kept = decide([c.score for c in cands], not_die, judge.not_die_threshold, cfg, net)
     # the peaks that remain, strongest first, one per die
     chosen = one_per_die(
@@ -163,18 +163,33 @@ def find_and_read(
     return [(d, readings[index[id(chosen[k].corners)]]) for k, d in found]
 
 
-def _blank_doubted(
-    image_bgr: ImageBGR, cands: list[Candidate], not_die: F32, limit: float, threads: int
-) -> npt.NDArray[np.intp]:
-    """The candidates the face model has some doubt about (not-a-die probability from
-    BLANK_DOUBT, under its drop ``limit``) whose faces are blank (blank_face.py): cells of a
-    printed grid. Dice of art the model never saw reach the same doubt, but carry a motif
-    (session 28)."""
-    doubted = np.flatnonzero((not_die >= BLANK_DOUBT) & (not_die < limit))
-    if not len(doubted):
-        return doubted
-    crops = cut_faces(image_bgr, [cands[i].corners for i in doubted], threads)
-    return doubted[blank(crops)]
+@dataclass(frozen=True)
+class _Blanking:
+    """A judge whose readings of blank faces it has some doubt about (not-a-die probability from
+    BLANK_DOUBT, under its drop limit) say "no die" (blank_face.py): cells of a printed grid.
+    Dice of art the model never saw reach the same doubt, but carry a motif. Every batch the
+    face model judges goes through it, so such a cell neither sets the table's size nor is
+    kept (session 28)."""
+
+    judge: Judge
+
+    @property
+    def not_die_threshold(self) -> float:
+        return self.judge.not_die_threshold
+
+    def classify(self, crops: npt.NDArray[np.uint8]) -> list[Any]:
+        readings = list(self.judge.classify(crops))
+        limit = self.judge.not_die_threshold
+        doubted = [
+            i
+            for i, r in enumerate(readings)
+            if not r.not_die and BLANK_DOUBT <= r.not_die_p < limit
+        ]
+        if doubted:
+            for i, flat in zip(doubted, blank(crops[doubted]), strict=True):
+                if flat:
+                    readings[i] = replace(readings[i], not_die=True)
+        return readings
 
 
 def _presized(
