@@ -142,6 +142,19 @@ def test_a_close_up_is_never_looked_at_smaller_than_itself() -> None:
     assert zoom_size(one, 96, INPUT_LONG, NetSettings()) == 0
 
 
+RED, BLUE = (0, 0, 255), (255, 0, 0)  # a die and no die to FakeJudge
+
+
+def _paint(
+    image: npt.NDArray[np.uint8], places: list[Peak], colour: tuple[int, int, int]
+) -> npt.NDArray[np.uint8]:
+    """``image`` with a square of ``colour`` at each place (x, y, edge, _), in place."""
+    for x, y, edge, _ in places:
+        h = int(edge / 2)
+        image[int(y) - h : int(y) + h, int(x) - h : int(x) + h] = colour
+    return image
+
+
 def _squares(n: int, edge: float) -> npt.NDArray[np.uint8]:
     image = FRAME.copy()
     h = int(edge / 2)
@@ -326,19 +339,22 @@ def test_a_closer_look_adds_nothing_the_face_model_does_not_vouch_for_twice() ->
     assert not find_and_read(image, FakeJudge(), session=finder)
 
 
-def test_small_dice_among_printed_squares_are_found_by_a_closer_look() -> None:
-    # four small dice found among five grid squares the finder is sure of (the face model
-    # drops them): the dice it keeps are 18 input pixels, so the frame is looked at closer
-    squares = _grid(5, SMALL, start=15)
-    image = _squares(10, SMALL)
-    for x, y, _, _ in squares:
-        h = int(SMALL / 2)
-        image[int(y) - h : int(y) + h, int(x) - h : int(x) + h] = (255, 0, 0)  # blue: no die
-    looks = {INPUT_LONG: _grid(4, SMALL) + squares, CLOSER: _grid(10, SMALL) + squares}
+def _ten_found_among_squares(edge: float) -> None:
+    """Ten dice of ``edge``, four found at first among five grid squares the finder is sure of
+    and the face model drops: the closer look finds the other six."""
+    squares = _grid(5, edge, start=15)
+    image = _paint(_squares(10, edge), squares, BLUE)
+    looks = {INPUT_LONG: _grid(4, edge) + squares, CLOSER: _grid(10, edge) + squares}
     finder = LooksFinder(looks)
     got = find_and_read(image, FakeJudge(), session=finder)
     assert CLOSER in finder.widths
     assert len(got) == 10 and all(d.clean for d, _ in got)
+
+
+def test_small_dice_among_printed_squares_are_found_by_a_closer_look() -> None:
+    # four small dice found among five grid squares the finder is sure of (the face model
+    # drops them): the dice it keeps are 18 input pixels, so the frame is looked at closer
+    _ten_found_among_squares(SMALL)
     # big dice kept: no closer look
     big = LooksFinder({INPUT_LONG: _grid(4, BIG), CLOSER: _grid(10, BIG)})
     assert len(find_and_read(_squares(10, BIG), FakeJudge(), session=big)) == 4
@@ -349,28 +365,12 @@ def test_small_dice_among_printed_squares_are_found_by_a_closer_look() -> None:
     assert CLOSER in grey.widths
 
 
-def _painted(places: list[Peak], colour: tuple[int, int, int]) -> npt.NDArray[np.uint8]:
-    image = FRAME.copy()
-    for x, y, edge, _ in places:
-        h = int(edge / 2)
-        image[int(y) - h : int(y) + h, int(x) - h : int(x) + h] = colour
-    return image
-
-
 def test_dice_among_printed_squares_the_face_model_drops_take_a_closer_look() -> None:
     # four dice of 22 input pixels (not small) found, and five grid squares the finder is sure
     # of that the face model drops: a printed surface, where the finder misses dice at 512
     # whatever their size (session 28), so the frame is looked at closer
     mid = 55.0
-    squares = _grid(5, mid, start=15)
-    image = _squares(10, mid)
-    for x, y, _, _ in squares:
-        h = int(mid / 2)
-        image[int(y) - h : int(y) + h, int(x) - h : int(x) + h] = (255, 0, 0)  # blue: no die
-    finder = LooksFinder({INPUT_LONG: _grid(4, mid) + squares, CLOSER: _grid(10, mid) + squares})
-    got = find_and_read(image, FakeJudge(), session=finder)
-    assert CLOSER in finder.widths
-    assert len(got) == 10 and all(d.clean for d, _ in got)
+    _ten_found_among_squares(mid)
     # the same dice with nothing dropped: the first look is trusted
     plain = LooksFinder({INPUT_LONG: _grid(4, mid), CLOSER: _grid(10, mid)})
     assert len(find_and_read(_squares(10, mid), FakeJudge(), session=plain)) == 4
@@ -383,10 +383,7 @@ def test_a_closer_look_reads_the_dice_among_many_stronger_grid_squares() -> None
     # squares) and finds every die
     dice = [(60.0 + 70 * (i % 17), 60.0 + 140 * (i // 17), SMALL, 0.8) for i in range(40)]
     squares = [(60.0 + 70 * (i % 17), 130.0 + 140 * (i // 17), SMALL, 0.95) for i in range(40)]
-    image = _painted(dice, (0, 0, 255))
-    for x, y, _, _ in squares:
-        h = int(SMALL / 2)
-        image[int(y) - h : int(y) + h, int(x) - h : int(x) + h] = (255, 0, 0)
+    image = _paint(_paint(FRAME.copy(), dice, RED), squares, BLUE)
     finder = LooksFinder({INPUT_LONG: [], CLOSER: squares + dice})
     got = find_and_read(image, FakeJudge(), session=finder)
     assert len(got) == 40 and all(d.clean for d, _ in got)
