@@ -387,3 +387,17 @@ def test_a_closer_look_reads_the_dice_among_many_stronger_grid_squares() -> None
     finder = LooksFinder({INPUT_LONG: [], CLOSER: squares + dice})
     got = find_and_read(image, FakeJudge(), session=finder)
     assert len(got) == 40 and all(d.clean for d, _ in got)
+
+
+def test_many_weak_peaks_the_face_model_drops_also_take_a_closer_look() -> None:
+    # four dice of 22 input pixels found; five weak peaks on printed squares the face model is
+    # sure are no die (the grid cells of a mat the finder scores under its threshold)
+    mid = 55.0
+    for n_squares, closer in ((5, True), (4, False)):
+        squares = _grid(n_squares, mid, 0.3, start=15)
+        image = _paint(_squares(10, mid), squares, BLUE)
+        looks = {INPUT_LONG: _grid(4, mid) + squares, CLOSER: _grid(10, mid)}
+        finder = LooksFinder(looks)
+        got = find_and_read(image, FakeJudge(), session=finder)
+        assert (CLOSER in finder.widths) is closer
+        assert len(got) == (10 if closer else 4)

@@ -61,6 +61,9 @@ F32 = npt.NDArray[np.float32]
 # more among the grid cells (session 28: with 32, frames kept 13-17 of 19-26 such dice) ...
 CLOSER_PEAKS_MOST = 256
 CLOSER_VOUCH_MOST = 96
+# ... and is taken where the face model drops this many of the first look's peaks (a printed
+# mat: on our development plain tables it drops at most 1, with small dice 4).
+CLOSER_DROPS = 5
 # ... and is never larger than this: a frame whose first look is already larger (2304x1296:
 # 928) takes none, so a frame of few dice costs at most a 768-pixel pass more (the Pi).
 CLOSER_MOST = 768
@@ -273,9 +276,10 @@ def _closer_look(
     dice = _kept_sure(cands, readings, judge, net)
     ref = sure_edge(dice, w, h, net)
     sure = one_per_die([c for c in cands if c.score >= net.threshold])
-    # a sure peak the face model drops is a printed square or a marker: a surface where the
-    # finder misses dice at 512 whatever their size (session 28)
-    if len(sure) <= len(dice):
+    # a sure peak the face model drops is a printed square or a marker, and so are many weak
+    # ones: a surface where the finder misses dice at 512 whatever their size (session 28)
+    dropped = sum(r.not_die or r.not_die_p >= judge.not_die_threshold for r in readings)
+    if len(sure) <= len(dice) and dropped < CLOSER_DROPS:
         if ref is not None and ref * min(input_long, long_side) / long_side >= net.closer_below_in:
             return cands, readings
         # without a table size, only where the finder too is sure of fewer than three things
