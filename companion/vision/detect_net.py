@@ -199,8 +199,8 @@ class NetSettings:
     textured: float = 24.0
     # Where a face model judges (judged._closer_look) and the dice it keeps of the first
     # look's sure peaks at a frame of FRAME_LONG pixels or more are fewer than three, or under
-    # `closer_below_in` input pixels, or where it drops one of those sure peaks (a printed
-    # surface), the frame is looked at again `closer` times larger: small dice on printed
+    # `closer_below_in` input pixels, or where it drops one of those sure peaks or many peaks
+    # (a printed surface), the frame is looked at again `closer` times larger: small dice on printed
     # squares can have no peak at all at 512, and the finder is sure of the grid squares
     # instead (sessions 27, 28). 0: never.
     closer: float = 1.5

@@ -264,7 +264,8 @@ def _closer_look(
     dice it keeps of the sure peaks are fewer than three and so are the sure peaks (then only
     if it is sure of ZOOM_GAIN of the new dice), or are small on the input
     (NetSettings.closer_below_in; then those of their size), or where it dropped one of the
-    sure peaks (a printed surface; as one of the other two, by whether there is a table size).
+    sure peaks or CLOSER_DROPS peaks in all (a printed surface; as one of the other two, by
+    whether there is a table size).
     Dice on printed squares: at 512 the finder can have no peak on some dice and be sure of
     the grid squares instead (docs/vision.md, sessions 27 and 28)."""
     h, w = image_bgr.shape[:2]
