@@ -35,6 +35,7 @@ import numpy.typing as npt
 from companion.paths import shipped_model
 from companion.vision.crop import CROP_SIZE, cut_faces
 from companion.vision.onnx_session import cpu_session
+from companion.vision.pixel_templates import PixelReads
 
 FACES = ("I", "1", "2", "3", "E")
 NOT_A_DIE = "-"  # the sixth class of a model that knows non-dice; never reported as a face
@@ -83,11 +84,9 @@ class ProfileHead(Protocol):
         """Which crops look, by their pixels, like none of the table's dice by far."""
         ...
 
-    def pixel_verdict(
-        self, crops: npt.NDArray[np.uint8], best: npt.NDArray[np.intp]
-    ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
-        """Which crops the enrolled dice's own pixels read as ``best`` with a clear margin, and
-        which they read as another motif by a wide one."""
+    def pixel_reads(self, crops: npt.NDArray[np.uint8], probs: F32) -> PixelReads:
+        """What the enrolled dice's pixels say of crops with head probabilities ``probs``:
+        which they confirm, which they object to, and (a profile that fuses) the fused read."""
         ...
 
     @property
@@ -380,10 +379,23 @@ class FaceClassifier:
             best = probs.argmax(axis=1)
             seen = np.flatnonzero(np.isfinite(limit) & ~unlike & ~drop)
             if len(seen):
-                confirm, objection = self.profile.pixel_verdict(crops[seen], best[seen])
+                px = self.profile.pixel_reads(crops[seen], probs[seen])
                 low = probs.max(axis=1)[seen] < limit[seen]
-                limit[seen[low & confirm]] = 0.0
-                limit[seen[~low & objection]] = np.inf
+                limit[seen[low & px.confirm]] = 0.0
+                limit[seen[~low & px.objection]] = np.inf
+                if px.fused is not None and px.fused_limit is not None and px.decides is not None:
+                    # The head and the pixels read as one (a profile since session 29): a die
+                    # read as a motif keeps it only if the fused read names it too, and where
+                    # the pixels are to be trusted (PixelReads.decides) the fused read decides
+                    # a die the head is unsure of and the pixels did not settle.
+                    decide = low & ~px.confirm & px.decides
+                    agree = (px.fused.argmax(axis=1) == best[seen]) & (
+                        px.fused.max(axis=1) >= px.fused_limit
+                    )
+                    limit[seen[~low & ~agree]] = np.inf
+                    limit[seen[low & px.confirm & ~agree]] = np.inf
+                    probs[seen[decide]] = px.fused[decide]
+                    limit[seen[decide]] = px.fused_limit[decide]
             # A find the model has some doubt about, if less than the table's, whose pixels
             # are like none of the enrolled dice's: a marker or a grid cell more often than a
             # die, so `?` (never left out: an unenrolled set's die looks so too).

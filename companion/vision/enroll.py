@@ -19,7 +19,12 @@ cross-check (how many dice were read right, which motifs were taken for which)
 are kept in the profile as its estimate of how well it will read.
 
 A profile also keeps the enrolled dice's pixels, an independent second read
-that settles or holds back what the head reads (pixel_templates.py).
+that settles or holds back what the head reads (pixel_templates.py). Since
+session 29 it also reads the two as one (the head's log-probabilities plus the
+pixels' similarity to each motif's enrolled dice), with limits of its own from
+the same fused cross-check: a die the head reads keeps its motif only if the
+fused read names it too, and on a set whose pixels read its own dice well the
+fused read decides a die the head is unsure of.
 """
 
 from __future__ import annotations
@@ -51,7 +56,13 @@ from companion.vision.classify import (
 from companion.vision.crop import cut_faces
 from companion.vision.finders import DEFAULT_FINDER, make_finder
 from companion.vision.image_file import ImageFileError, load_image
-from companion.vision.pixel_templates import SIDE, PixelTemplates
+from companion.vision.pixel_templates import (
+    PIXEL_WEIGHT,
+    SIDE,
+    PixelReads,
+    PixelTemplates,
+    fuse,
+)
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
@@ -64,6 +75,9 @@ IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 HEAD_KIND = "rotation-head-2"
 # The lowest confidence a profile ever accepts, whatever its cross-check says.
 MIN_THRESHOLD = 0.6
+# ... and the lowest its fused read of head and pixels accepts (its probabilities are
+# sharper: on the development families' dumps 0.6 let 4 more dice through wrong than 0.7).
+FUSED_FLOOR = 0.7
 # Cosine below its folder's typical die at which a die is set aside as not of that folder.
 OUTLIER_GAP = 0.2
 # Share of the cross-check's dice that may be read wrong above the `?` limit.
@@ -152,15 +166,32 @@ class Profile:
     # The enrolled dice's pixels, a second read that may settle a `?` as the head's best
     # guess or hold a read back as `?` (pixel_templates.py); None: a profile from before them.
     pixels: PixelTemplates | None = None
+    # How much the pixels weigh in the fused read (pixel_templates.fuse), and that read's limit
+    # of each motif; 0 and empty: a profile from before session 29, whose pixels only settle
+    # or hold back the head's read.
+    pixel_weight: float = 0.0
+    fused_limits: tuple[float, ...] = field(default=())
 
-    def pixel_verdict(
-        self, crops: npt.NDArray[np.uint8], best: npt.NDArray[np.intp]
-    ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
-        """Which crops the enrolled dice's pixels read as ``best`` with a clear margin, and
-        which they read as another motif by a wide one (none without pixel templates)."""
-        if self.pixels is None:
-            return np.zeros(len(crops), bool), np.zeros(len(crops), bool)
-        return self.pixels.verdict(crops, best)
+    @property
+    def fuses(self) -> bool:
+        """Whether this profile also reads head and pixels as one."""
+        return self.pixels is not None and self.pixel_weight > 0.0 and bool(self.fused_limits)
+
+    def pixel_reads(self, crops: npt.NDArray[np.uint8], probs: F32) -> PixelReads:
+        """What the enrolled dice's pixels say of these crops, whose head probabilities are
+        ``probs`` (N, 5): which they read as the head's best guess with a clear margin, which
+        as another motif by a wide one, and, for a profile that fuses, the fused read."""
+        if self.pixels is None or not len(crops):
+            return PixelReads(np.zeros(len(crops), bool), np.zeros(len(crops), bool))
+        similar = self.pixels.similarities(crops)
+        confirm, objection = self.pixels.verdict(crops, probs.argmax(axis=1), similar)
+        if not self.fuses:
+            return PixelReads(confirm, objection)
+        fused = fuse(probs, similar[0], self.pixel_weight)
+        limit = np.asarray(self.fused_limits, np.float64)[fused.argmax(axis=1)]
+        alike = similar[1] >= self.pixels.least_similar
+        decides = alike & self.pixels.usable
+        return PixelReads(confirm, objection, fused, limit, np.asarray(decides, bool))
 
     def pixel_foreign(self, crops: npt.NDArray[np.uint8]) -> npt.NDArray[np.bool_]:
         """Which crops look, by their pixels, like none of the enrolled dice by far (none
@@ -229,6 +260,10 @@ class Profile:
             "self_check": self.check.to_json() if self.check else None,
             "warnings": list(self.warnings),
             "doubt": self.doubt,
+            "pixel_weight": self.pixel_weight,
+            "fused_limits": (
+                dict(zip(FACES, self.fused_limits, strict=True)) if self.fused_limits else None
+            ),
             "pixel_check": (
                 {
                     "accuracy": self.pixels.accuracy,
@@ -288,6 +323,12 @@ class Profile:
                 tuple(float(meta["limits"][f]) for f in FACES) if meta.get("limits") else (),
                 float(meta.get("doubt", DOUBT_FLOOR)),
                 pixels,
+                float(meta.get("pixel_weight", 0.0)),
+                (
+                    tuple(float(meta["fused_limits"][f]) for f in FACES)
+                    if meta.get("fused_limits")
+                    else ()
+                ),
             )
             classes = tuple(meta["classes"])
         # a damaged file too: a cut or empty zip, JSON of another shape
@@ -321,12 +362,24 @@ class Profile:
             or not -2.0 <= pixels.least_similar <= 2.0
         ):
             raise EnrolmentError(f"the profile in {d} has damaged pixel templates; enrol again")
-        numbers = (weights, bias, protos, prof.threshold, prof.min_similarity, prof.limits)
+        numbers = (
+            weights,
+            bias,
+            protos,
+            prof.threshold,
+            prof.min_similarity,
+            prof.limits,
+            prof.fused_limits,
+        )
         if not all(np.isfinite(np.asarray(x, np.float64)).all() for x in numbers):
             # NaN would read as a confidence no JSON can carry
             raise EnrolmentError(f"the profile in {d} is damaged (not a number); enrol again")
         if not 0.0 <= prof.doubt <= 1.0:  # NaN too: a damaged doubt would read every die `?`
             raise EnrolmentError(f"the profile in {d} is damaged (doubt {prof.doubt}); enrol again")
+        if not 0.0 <= prof.pixel_weight <= 100.0:  # NaN too
+            raise EnrolmentError(
+                f"the profile in {d} is damaged (pixel weight {prof.pixel_weight}); enrol again"
+            )
         if classifier is not None and prof.model != model_digest(classifier.path):
             raise EnrolmentError(f"the profile in {d} was made for another face model; enrol again")
         return prof
@@ -344,6 +397,8 @@ class Profile:
             text += f"; pixel check {100 * self.pixels.accuracy:.1f}% " + (
                 "(may settle a ?)" if self.pixels.usable else "(too few to settle a ?)"
             )
+            if self.fuses:
+                text += ", read as one with the head"
         else:
             text += "; no pixel templates (an older profile): enrol again to let them settle a ?"
         return text
@@ -472,7 +527,7 @@ def _warnings(cross: _Crossed, labels: I64, limit: F64, set_aside: tuple[int, ..
     return out
 
 
-def _threshold(wrong_conf: F32, checked: int) -> float:
+def _threshold(wrong_conf: F32, checked: int, floor: float = MIN_THRESHOLD) -> float:
     """The `?` limit from the cross-check's wrong reads (those the distance limit lets through).
 
     Leaving a frame out halves what a profile knows of that frame's motif,
@@ -483,10 +538,17 @@ def _threshold(wrong_conf: F32, checked: int) -> float:
     allowed = int(SILENT_SHARE * checked)
     worst = np.sort(wrong_conf)[::-1]
     limit = float(worst[allowed]) + 0.005 if len(worst) > allowed else 0.0
-    return float(min(max(MIN_THRESHOLD, limit), 0.995))
+    return float(min(max(floor, limit), 0.995))
 
 
-def _limits(conf: F32, pred: I64, labels: I64, wrong: npt.NDArray[np.bool_], checked: int) -> F64:
+def _limits(
+    conf: F32,
+    pred: I64,
+    labels: I64,
+    wrong: npt.NDArray[np.bool_],
+    checked: int,
+    floor: float = MIN_THRESHOLD,
+) -> F64:
     """The `?` limit of each motif read, from the cross-check's wrong reads.
 
     The same wrong reads as _threshold's set them, but each only for the two
@@ -502,11 +564,11 @@ def _limits(conf: F32, pred: I64, labels: I64, wrong: npt.NDArray[np.bool_], che
     # most confident ones may pass, as with _threshold.
     cut = float(worst[allowed]) if len(worst) > allowed else -1.0
     counted = wrong & (conf <= cut)
-    out = np.full(len(FACES), MIN_THRESHOLD)
+    out = np.full(len(FACES), floor)
     for k in range(len(FACES)):
         mixed = conf[counted & ((pred == k) | (labels == k))]
         if len(mixed):
-            out[k] = min(max(MIN_THRESHOLD, float(mixed.max()) + 0.005), 0.995)
+            out[k] = min(max(floor, float(mixed.max()) + 0.005), 0.995)
     return out
 
 
@@ -561,10 +623,13 @@ def profile_from(
     aside_counts = tuple(int(c) for c in np.bincount(labels[set_aside], minlength=len(FACES)))
     doubt = DOUBT_FLOOR
     pixels = None
+    pixel_cross = None
     if not_die is not None and keep.any():
         doubt = max(DOUBT_FLOOR, float(np.quantile(not_die[keep], DOUBT_QUANTILE)))
     if crops is not None:  # the dice set aside are no template either
-        pixels = PixelTemplates.fit(crops[keep], labels[keep], frames[keep], len(FACES))
+        pixels, pixel_cross = PixelTemplates.fit_checked(
+            crops[keep], labels[keep], frames[keep], len(FACES)
+        )
     if set_aside.any():
         rot, labels, frames = rot[:, keep], labels[keep], frames[keep]
         counts = tuple(int(c) for c in np.bincount(labels, minlength=len(FACES)))
@@ -577,6 +642,17 @@ def profile_from(
     ok = cross.checked & ~wrong
     min_sim = float(cross.similarity[ok].min()) - DISTANCE_SLACK if ok.any() else -1.0
     counted = wrong & (cross.similarity >= min_sim)
+    fused_limits: tuple[float, ...] = ()
+    if pixel_cross is not None:
+        # The fused read's own limits, from the same cross-check read as reading will read it:
+        # the head and the pixels, each without the left-out frame, fused.
+        fused = fuse(cross.probs, pixel_cross, PIXEL_WEIGHT)
+        f_conf, f_pred = fused.max(axis=1), fused.argmax(axis=1)
+        f_wrong = cross.checked & (f_pred != labels) & (cross.similarity >= min_sim)
+        checked = int(cross.checked.sum())
+        fused_limits = tuple(
+            float(v) for v in _limits(f_conf, f_pred, labels, f_wrong, checked, FUSED_FLOOR)
+        )
     threshold = _threshold(conf[counted], int(cross.checked.sum()))
     own = cross.checked
     pred = cross.probs.argmax(axis=1)
@@ -606,6 +682,8 @@ def profile_from(
         tuple(float(v) for v in limits),
         doubt,
         pixels,
+        PIXEL_WEIGHT if fused_limits else 0.0,
+        fused_limits,
     )
 
 

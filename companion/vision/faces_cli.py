@@ -95,6 +95,20 @@ def self_check_lines(profile: Profile) -> list[str]:
             lines.append(
                 f"{checked}, too few to settle a ? (at least {100 * MIN_ACCURACY:.0f}% needed)"
             )
+        if profile.fuses:
+            lines.append(
+                "head and drawing read as one (limits "
+                + ", ".join(
+                    f"{f} {v:.3f}" for f, v in zip(FACES, profile.fused_limits, strict=True)
+                )
+                + "): a die read keeps its motif only when that read names it too"
+                + (
+                    "; where the head is unsure, it decides a die whose drawing is like the "
+                    "enrolled dice"
+                    if px.usable
+                    else ""
+                )
+            )
         if px.knows_likeness:
             wary = 100 * WARY_SHARE * profile.doubt
             lines.append(

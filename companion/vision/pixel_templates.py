@@ -13,6 +13,12 @@ When the pixels name another motif than a die the profile reads, by more than an
 wrong read of that check, the die reads `?` instead. The pixels never name a
 motif of their own: they confirm the head's best guess or hold it back.
 
+A profile enrolled since session 29 also reads the two as one (`fuse`: the
+head's log-probabilities plus PIXEL_WEIGHT times each motif's best similarity),
+with limits of its own from the same cross-check: a die the head reads keeps its
+motif only if that read names it too, and on a usable set it decides a die the
+head is unsure of that looks like the enrolled dice (docs/vision.md, session 29).
+
 Chosen on our development drawing families only (docs/vision.md, "Pixel
 rescue"): after enrolment, validation families read 94.4 -> 95.8 % of 941 dice
 right and the hard families 71.1 -> 81.2 %, with silent errors 0.43 -> 0.43 %
@@ -49,6 +55,10 @@ OBJECTION_FLOOR = 0.08
 # A set whose dice the pixels read less well than this (one frame left out at a time)
 # rescues nothing: its drawings vary too much (or its light does) for a pixel match.
 MIN_ACCURACY = 0.8
+# A profile enrolled since session 29 also reads the head and the pixels as one (fuse):
+# each unit of correlation with a motif's enrolled dice weighs this much log-probability.
+# Chosen on the validation and hard families' dumps (docs/vision.md, session 29).
+PIXEL_WEIGHT = 20.0
 # A find this far less like every enrolled die than the least typical enrolled die was like
 # the other frames' dice looks like none of the table's dice (docs/vision.md, session 25).
 UNLIKE_GAP = 0.10
@@ -84,17 +94,49 @@ def _turned(desc: F32) -> F32:
     )
 
 
-def _per_motif(sim: F32, labels: I64, motifs: int) -> tuple[I64, F32]:
-    """From similarities (N, M) to M templates: each die's motif read and its margin."""
+def fuse(probs: F32, per: F32, weight: float = PIXEL_WEIGHT) -> F32:
+    """The head's probabilities (N, motifs) and the pixels' per-motif similarities (N, motifs)
+    read as one: softmax(log p + weight * similarity). Its limits come from the same fusion
+    on the enrolment's cross-check."""
+    z = np.log(np.maximum(probs, 1e-9)) + weight * np.maximum(per, -1.0)
+    z -= z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return np.asarray(e / e.sum(axis=1, keepdims=True), np.float32)
+
+
+def _motif_best(sim: F32, labels: I64, motifs: int) -> F32:
+    """From similarities (N, M) to M templates: each die's best similarity to each motif's
+    templates (N, motifs; -2 for a motif without templates)."""
     per = np.full((len(sim), motifs), -2.0, np.float32)
     for k in range(motifs):
         mine = labels == k
         if mine.any():
             per[:, k] = sim[:, mine].max(axis=1)
+    return per
+
+
+def _read_best(per: F32) -> tuple[I64, F32]:
+    """Each die's motif read from its per-motif similarities, and its margin over the next."""
     order = np.argsort(-per, axis=1)
-    rows = np.arange(len(sim))
+    rows = np.arange(len(per))
     margin = per[rows, order[:, 0]] - per[rows, order[:, 1]]
     return order[:, 0].astype(np.int64), margin.astype(np.float32)
+
+
+@dataclass(frozen=True)
+class PixelReads:
+    """What an enrolled table's pixels say of some crops (Profile.pixel_reads)."""
+
+    confirm: npt.NDArray[np.bool_]  # they read the head's best guess by a clear margin
+    objection: npt.NDArray[np.bool_]  # they read another motif by a wide one
+    # The head and the pixels read as one (N, motifs) and the limit of each one's best guess;
+    # None for a profile from before session 29.
+    fused: F32 | None = None
+    fused_limit: npt.NDArray[np.float64] | None = None
+    # Which dice the fused read may decide where the head is unsure: on a set whose pixels
+    # read its own dice well (usable, as for the rescue), a die that looks like the enrolled
+    # dice (as for the objection: another set's die keeps the head's `?`).
+    decides: npt.NDArray[np.bool_] | None = None
 
 
 @dataclass(frozen=True)
@@ -117,23 +159,34 @@ class PixelTemplates:
     ) -> PixelTemplates:
         """Templates of labelled crops, checked by reading each frame's dice with the other
         frames' templates."""
+        return cls.fit_checked(crops, labels, frames, motifs)[0]
+
+    @classmethod
+    def fit_checked(
+        cls, crops: npt.NDArray[np.uint8], labels: I64, frames: I64, motifs: int = 5
+    ) -> tuple[PixelTemplates, F32]:
+        """:meth:`fit`, and each crop's best similarity to each motif's dice of the other frames
+        (N, motifs; -2 where a motif has none): the pixels' half of the profile's cross-check."""
         desc = describe(crops)
         flat = desc.reshape(len(desc), -1)
-        pred = np.zeros(len(flat), np.int64)
-        margin = np.zeros(len(flat), np.float32)
+        per = np.full((len(flat), motifs), -2.0, np.float32)
         nearest = np.full(len(flat), -2.0, np.float32)
         # In blocks of dice: the similarities of a big enrolment at once would not fit a Pi.
         for start in range(0, len(flat), CHECK_BLOCK):
             part = slice(start, start + CHECK_BLOCK)
             sim = np.einsum("nrf,mf->nmr", _turned(desc[part]), flat).max(axis=2)
             sim[frames[part, None] == frames[None, :]] = -2.0  # its own frame left out
-            pred[part], margin[part] = _per_motif(sim, labels, motifs)
+            per[part] = _motif_best(sim, labels, motifs)
             nearest[part] = sim.max(axis=1)
+        pred, margin = _read_best(per)
         wrong = pred != labels
         accuracy = float(1.0 - wrong.mean()) if len(labels) else 0.0
         worst = float(max(margin[wrong].max(), 0.0)) if wrong.any() else 0.0
         least = float(nearest.min()) if len(nearest) else 2.0
-        return cls(flat.astype(np.float32), labels.astype(np.int64), accuracy, worst, motifs, least)
+        fitted = cls(
+            flat.astype(np.float32), labels.astype(np.int64), accuracy, worst, motifs, least
+        )
+        return fitted, per
 
     @property
     def needed_margin(self) -> float:
@@ -145,14 +198,20 @@ class PixelTemplates:
         """Whether this set's pixels are to be trusted at all."""
         return self.accuracy >= MIN_ACCURACY and len(self.labels) > 0
 
+    def similarities(self, crops: npt.NDArray[np.uint8]) -> tuple[F32, F32]:
+        """Each crop's best similarity to each motif's enrolled dice (N, motifs), and to the
+        enrolled die most like it (N,)."""
+        if not len(crops):
+            return np.zeros((0, self.motifs), np.float32), np.zeros(0, np.float32)
+        sim = np.einsum("nrf,mf->nmr", _turned(describe(crops)), self.templates).max(axis=2)
+        return _motif_best(sim, self.labels, self.motifs), sim.max(axis=1)
+
     def read(self, crops: npt.NDArray[np.uint8]) -> tuple[I64, F32, F32]:
         """Each crop's motif by its pixels, the margin of that read, and its similarity to the
         enrolled die most like it."""
-        if not len(crops):
-            return np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(0, np.float32)
-        sim = np.einsum("nrf,mf->nmr", _turned(describe(crops)), self.templates).max(axis=2)
-        pred, margin = _per_motif(sim, self.labels, self.motifs)
-        return pred, margin, sim.max(axis=1)
+        per, nearest = self.similarities(crops)
+        pred, margin = _read_best(per)
+        return pred, margin, nearest
 
     @property
     def knows_likeness(self) -> bool:
@@ -173,14 +232,19 @@ class PixelTemplates:
         return max(OBJECTION_FLOOR, self.worst_wrong)
 
     def verdict(
-        self, crops: npt.NDArray[np.uint8], best: npt.NDArray[np.intp]
+        self,
+        crops: npt.NDArray[np.uint8],
+        best: npt.NDArray[np.intp],
+        similar: tuple[F32, F32] | None = None,
     ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
         """Which crops the pixels read as ``best`` by the margin needed (they confirm it), and
         which they read as another motif by the objection margin and look like the enrolled
-        dice (they object); neither on a set whose pixels are not usable."""
+        dice (they object); neither on a set whose pixels are not usable. ``similar``: the
+        crops' :meth:`similarities`, if already measured."""
         if not self.usable or not len(crops):
             return np.zeros(len(crops), bool), np.zeros(len(crops), bool)
-        pred, margin, nearest = self.read(crops)
+        per, nearest = self.similarities(crops) if similar is None else similar
+        pred, margin = _read_best(per)
         confirm = (pred == best) & (margin >= self.needed_margin)
         # only about a die that looks like the enrolled ones: on another set's dice the
         # pixels' margins mean nothing (a jade profile held back 72 of 300 dice of ours)

@@ -1,0 +1,186 @@
+"""A profile enrolled since session 29 also reads its head and the enrolled dice's pixels as
+one (pixel_templates.fuse), with limits of its own from the same fused cross-check: a die
+the head reads keeps its motif only if that read names it too, and where the set's pixels
+are to be trusted and the die looks like the enrolled dice, it decides a die the head is
+unsure of (docs/vision.md, session 29)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from companion.synth import FACES, style_by_name
+from companion.vision.classify import UNKNOWN, FaceClassifier, softmax
+from companion.vision.enroll import (
+    FUSED_FLOOR,
+    MIN_THRESHOLD,
+    EnrolmentError,
+    Profile,
+    _limits,
+    fit_profile,
+)
+from companion.vision.pixel_templates import MIN_ACCURACY, PIXEL_WEIGHT, fuse
+from tests.test_enroll import MODEL, _enrolment_crops
+
+STYLE = "jade/navy/pulp"
+NONE_PASSES = (0.999999,) * len(FACES)
+
+
+@pytest.fixture(scope="module")
+def clf() -> FaceClassifier:
+    return FaceClassifier(MODEL)
+
+
+@pytest.fixture(scope="module")
+def profile(clf: FaceClassifier) -> Profile:
+    return fit_profile(clf, *_enrolment_crops(style_by_name(STYLE), 11))
+
+
+def _reads(clf: FaceClassifier, prof: Profile, crops: np.ndarray) -> list[str]:
+    clf.profile = prof
+    try:
+        return [r.face for r in clf.classify(crops)]
+    finally:
+        clf.profile = None
+
+
+def test_fuse_adds_the_weighted_similarity_to_the_head_s_log_probabilities() -> None:
+    rng = np.random.default_rng(3)
+    probs = softmax(rng.normal(0, 2, (6, 5)).astype(np.float32))
+    per = rng.uniform(-0.2, 0.9, (6, 5)).astype(np.float32)
+    want = softmax((np.log(probs) + 7.0 * per).astype(np.float32))
+    assert np.allclose(fuse(probs, per, 7.0), want, atol=1e-5)
+    # pixels alike for every motif, or weighing nothing, change nothing
+    assert np.allclose(fuse(probs, np.full_like(per, 0.4), 7.0), probs, atol=1e-5)
+    assert np.allclose(fuse(probs, per, 0.0), probs, atol=1e-5)
+    # a motif without templates (-2) counts as the least similarity a read can have
+    lone = per.copy()
+    lone[:, 2] = -2.0
+    assert np.allclose(
+        fuse(probs, lone, 7.0)[:, 2], fuse(probs, np.where(lone < -1, -1, lone), 7.0)[:, 2]
+    )
+    # a die the head is torn on goes the pixels' way
+    torn = np.array([[0.45, 0.45, 0.04, 0.03, 0.03]], np.float32)
+    assert fuse(torn, np.array([[0.3, 0.5, 0.3, 0.3, 0.3]], np.float32)).argmax() == 1
+
+
+def test_enrolment_sets_the_fused_read_s_limits_from_its_own_cross_check(profile: Profile) -> None:
+    assert profile.fuses and profile.pixel_weight == PIXEL_WEIGHT
+    assert len(profile.fused_limits) == len(FACES)
+    assert all(FUSED_FLOOR <= v <= 0.995 for v in profile.fused_limits)
+    # the floor is the fused read's own; the head's limits keep theirs
+    assert all(v >= MIN_THRESHOLD for v in profile.limits)
+    conf = np.array([0.9, 0.65, 0.8], np.float32)
+    pred = np.array([1, 2, 3])
+    labels = np.array([2, 2, 3])
+    wrong = np.array([True, False, False])
+    assert _limits(conf, pred, labels, wrong, 50, FUSED_FLOOR).tolist() == pytest.approx(
+        [0.7, 0.905, 0.905, 0.7, 0.7]
+    )
+    assert _limits(conf, pred, labels, wrong, 50).tolist() == pytest.approx(
+        [MIN_THRESHOLD, 0.905, 0.905, MIN_THRESHOLD, MIN_THRESHOLD]
+    )
+
+
+def test_a_read_die_keeps_its_motif_only_if_the_fused_read_names_it(
+    clf: FaceClassifier, profile: Profile
+) -> None:
+    assert profile.pixels is not None
+    test, truth, _ = _enrolment_crops(style_by_name(STYLE), 77, frames=1)
+    head = _reads(clf, dataclasses.replace(profile, pixels=None), test)
+    assert sum(f != UNKNOWN for f in head) >= 0.8 * len(test)
+    # the set's own pixels: as many dice read, and every one right
+    both = _reads(clf, profile, test)
+    assert sum(f != UNKNOWN for f in both) >= sum(f != UNKNOWN for f in head)
+    assert all(f == FACES[t] for f, t in zip(both, truth, strict=True) if f != UNKNOWN)
+    # templates labelled one motif on, with a margin no objection reaches: the fused read
+    # names another motif than the head, and the head's reads become `?`, never another motif
+    shifted = dataclasses.replace(
+        profile.pixels, labels=(profile.pixels.labels + 1) % len(FACES), worst_wrong=8.0
+    )
+    held = _reads(clf, dataclasses.replace(profile, pixels=shifted), test)
+    assert all(b in (UNKNOWN, h) for h, b in zip(head, held, strict=True))
+    assert sum(h != UNKNOWN and b == UNKNOWN for h, b in zip(head, held, strict=True)) >= (
+        0.5 * len(test)
+    )
+    # a profile from before session 29 does not ask it
+    old = dataclasses.replace(profile, pixels=shifted, pixel_weight=0.0, fused_limits=())
+    assert not old.fuses
+    assert _reads(clf, old, test) == head
+
+
+def test_the_fused_read_decides_a_head_unsure_die_only_where_the_pixels_are_trusted(
+    clf: FaceClassifier, profile: Profile
+) -> None:
+    assert profile.pixels is not None
+    test, truth, _ = _enrolment_crops(style_by_name(STYLE), 77, frames=1)
+    # the head sure of nothing, and the pixels settling nothing alone (a margin no read has):
+    # what is read, the fused read decided
+    px = dataclasses.replace(profile.pixels, worst_wrong=8.0)
+    strict = dataclasses.replace(profile, limits=NONE_PASSES, pixels=px)
+    assert all(
+        f == UNKNOWN for f in _reads(clf, dataclasses.replace(strict, fused_limits=()), test)
+    )
+    decided = _reads(clf, strict, test)
+    assert sum(f != UNKNOWN for f in decided) >= 0.8 * len(test)
+    assert all(f == FACES[t] for f, t in zip(decided, truth, strict=True) if f != UNKNOWN)
+    # not where the set's pixels read its own dice badly ...
+    weak = dataclasses.replace(strict, pixels=dataclasses.replace(px, accuracy=MIN_ACCURACY - 0.01))
+    assert all(f == UNKNOWN for f in _reads(clf, weak, test))
+    # ... nor for a die less like the enrolled dice than the least typical of them was
+    aloof = dataclasses.replace(strict, pixels=dataclasses.replace(px, least_similar=1.5))
+    assert all(f == UNKNOWN for f in _reads(clf, aloof, test))
+    # ... nor below the fused read's own limits
+    assert all(
+        f == UNKNOWN
+        for f in _reads(clf, dataclasses.replace(strict, fused_limits=NONE_PASSES), test)
+    )
+
+
+def test_another_set_s_dice_are_decided_only_where_they_look_like_the_enrolled_ones(
+    clf: FaceClassifier, profile: Profile
+) -> None:
+    assert profile.pixels is not None
+    px = dataclasses.replace(profile.pixels, worst_wrong=8.0)
+    strict = dataclasses.replace(profile, limits=NONE_PASSES, pixels=px)
+    other = np.concatenate(
+        [
+            _enrolment_crops(style_by_name(name), 78, frames=1)[0]
+            for name in ("black/white/gothic", "red/gold/deep")
+        ]
+    )
+    nearest = px.read(other)[2]
+    unlike = nearest < px.least_similar
+    assert unlike.sum() >= 0.2 * len(other)
+    reads = _reads(clf, strict, other)
+    assert all(f == UNKNOWN for f, u in zip(reads, unlike, strict=True) if u)
+
+
+def test_the_fused_read_survives_save_and_load(
+    tmp_path: Path, clf: FaceClassifier, profile: Profile
+) -> None:
+    profile.save(tmp_path / "p")
+    back = Profile.load(tmp_path / "p", clf)
+    assert back.fuses and back.pixel_weight == profile.pixel_weight
+    assert back.fused_limits == pytest.approx(profile.fused_limits)
+    # a profile saved before session 29 reads as it did
+    meta = json.loads((tmp_path / "p" / "profile.json").read_text())
+    del meta["pixel_weight"], meta["fused_limits"]
+    (tmp_path / "p" / "profile.json").write_text(json.dumps(meta))
+    old = Profile.load(tmp_path / "p", clf)
+    assert not old.fuses and old.pixels is not None
+    # damaged numbers are one sentence
+    for name, bad in {
+        "weight": dataclasses.replace(profile, pixel_weight=-1.0),
+        "nan": dataclasses.replace(profile, pixel_weight=float("nan")),
+    }.items():
+        bad.save(tmp_path / name)
+        with pytest.raises(EnrolmentError, match="pixel weight"):
+            Profile.load(tmp_path / name, clf)
+    dataclasses.replace(profile, fused_limits=(float("nan"),) * len(FACES)).save(tmp_path / "lim")
+    with pytest.raises(EnrolmentError, match="not a number"):
+        Profile.load(tmp_path / "lim", clf)
