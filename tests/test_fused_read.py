@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from companion.synth import FACES, style_by_name
-from companion.vision.classify import UNKNOWN, FaceClassifier, softmax
+from companion.vision import enroll
+from companion.vision.classify import UNKNOWN, FaceClassifier, rotation_run, softmax
 from companion.vision.enroll import (
     FUSED_FLOOR,
     MIN_THRESHOLD,
@@ -23,7 +24,7 @@ from companion.vision.enroll import (
     _limits,
     fit_profile,
 )
-from companion.vision.pixel_templates import MIN_ACCURACY, PIXEL_WEIGHT, fuse
+from companion.vision.pixel_templates import MIN_ACCURACY, PIXEL_WEIGHT, PixelReads, fuse, settle
 from tests.test_enroll import MODEL, _enrolment_crops
 
 STYLE = "jade/navy/pulp"
@@ -184,3 +185,91 @@ def test_the_fused_read_survives_save_and_load(
     dataclasses.replace(profile, fused_limits=(float("nan"),) * len(FACES)).save(tmp_path / "lim")
     with pytest.raises(EnrolmentError, match="not a number"):
         Profile.load(tmp_path / "lim", clf)
+
+
+def _px(n: int, **kw: object) -> PixelReads:
+    base: dict[str, object] = {
+        "confirm": np.zeros(n, bool),
+        "objection": np.zeros(n, bool),
+    }
+    base.update(kw)
+    return PixelReads(**base)  # type: ignore[arg-type]
+
+
+def test_settle_applies_each_rule_to_its_own_dice() -> None:
+    # dice 0-1 the head reads (0.9 >= 0.6), dice 2-4 it is unsure of (0.5 < 0.6)
+    probs = np.array(
+        [[0.9, 0.05, 0.05, 0, 0], [0.9, 0.05, 0.05, 0, 0]] + [[0.5, 0.3, 0.2, 0, 0]] * 3,
+        np.float32,
+    )
+    limit = np.full(5, 0.6)
+    # before session 29: the pixels confirm die 2 and object to die 1
+    p, lim = probs.copy(), limit.copy()
+    settle(
+        p,
+        lim,
+        _px(5, confirm=np.array([0, 0, 1, 0, 0], bool), objection=np.array([0, 1, 0, 0, 0], bool)),
+    )
+    reads = [int(a.argmax()) if a.max() >= b else None for a, b in zip(p, lim, strict=True)]
+    assert reads == [0, None, 0, None, None]
+    # fused: die 0 agrees, die 1 is named another motif, die 2 (confirmed) agrees, dice 3 and 4
+    # are decided (4 only where the pixels may decide, and 3 names motif 1)
+    fused = np.array(
+        [
+            [0.95, 0.05, 0, 0, 0],
+            [0.1, 0.9, 0, 0, 0],
+            [0.9, 0.1, 0, 0, 0],
+            [0.1, 0.85, 0.05, 0, 0],
+            [0.1, 0.85, 0.05, 0, 0],
+        ],
+        np.float32,
+    )
+    p, lim = probs.copy(), limit.copy()
+    settle(
+        p,
+        lim,
+        _px(
+            5,
+            confirm=np.array([0, 0, 1, 0, 0], bool),
+            fused=fused,
+            fused_limit=np.full(5, 0.7),
+            decides=np.array([1, 1, 1, 1, 0], bool),
+        ),
+    )
+    reads = [int(a.argmax()) if a.max() >= b else None for a, b in zip(p, lim, strict=True)]
+    assert reads == [0, None, 0, 1, None]
+    # the fused read below its limit: agreement fails and nothing is decided
+    p, lim = probs.copy(), limit.copy()
+    settle(
+        p,
+        lim,
+        _px(
+            5,
+            fused=fused,
+            fused_limit=np.full(5, 0.99),
+            decides=np.ones(5, bool),
+        ),
+    )
+    assert all(a.max() < b for a, b in zip(p, lim, strict=True))
+
+
+def test_the_self_check_reads_as_reading_does_with_the_pixels(
+    clf: FaceClassifier, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a head limit no cross-check confidence reaches, the head alone leaves every
+    enrolled die `?`; the self-check of a profile with pixels counts what they settle."""
+    fused_limits = enroll._limits
+
+    def strict(*args: object) -> np.ndarray:  # the head's limits (5 arguments) only
+        return np.full(len(FACES), 0.999999) if len(args) == 5 else fused_limits(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(enroll, "_limits", strict)
+    crops, labels, frames = _enrolment_crops(style_by_name(STYLE), 11)
+    logits, rot = rotation_run(clf, crops)
+    not_die = clf.motif_probabilities(logits)[1]
+    head = enroll.profile_from(rot, labels, frames, "m", not_die)
+    both = enroll.profile_from(rot, labels, frames, "m", not_die, crops)
+    assert head.check is not None and both.check is not None
+    assert head.check.dice == both.check.dice > 0
+    assert head.check.right <= 0.05 * head.check.dice
+    assert both.check.right >= 0.8 * both.check.dice

@@ -35,7 +35,7 @@ import numpy.typing as npt
 from companion.paths import shipped_model
 from companion.vision.crop import CROP_SIZE, cut_faces
 from companion.vision.onnx_session import cpu_session
-from companion.vision.pixel_templates import PixelReads
+from companion.vision.pixel_templates import PixelReads, settle
 
 FACES = ("I", "1", "2", "3", "E")
 NOT_A_DIE = "-"  # the sixth class of a model that knows non-dice; never reported as a face
@@ -373,29 +373,16 @@ class FaceClassifier:
             limit = np.asarray(self.profile.limit(probs.argmax(axis=1)), np.float64)
             # the head has only seen dice: a find the model doubts is no motif it may vouch for
             limit[doubted] = np.inf
-            # The enrolled dice's pixels, an independent read (pixel_templates.py): a die too
-            # unsure for the head alone reads its best guess when they name the same motif,
-            # and a die the head reads reads `?` when they name another by a wide margin.
-            best = probs.argmax(axis=1)
+            # The enrolled dice's pixels, an independent read (pixel_templates.settle): a die
+            # too unsure for the head alone reads its best guess when they name the same motif,
+            # a die the head reads reads `?` when they name another by a wide margin; and a
+            # profile since session 29 also asks the head and the pixels read as one.
             seen = np.flatnonzero(np.isfinite(limit) & ~unlike & ~drop)
             if len(seen):
                 px = self.profile.pixel_reads(crops[seen], probs[seen])
-                low = probs.max(axis=1)[seen] < limit[seen]
-                limit[seen[low & px.confirm]] = 0.0
-                limit[seen[~low & px.objection]] = np.inf
-                if px.fused is not None and px.fused_limit is not None and px.decides is not None:
-                    # The head and the pixels read as one (a profile since session 29): a die
-                    # read as a motif keeps it only if the fused read names it too, and where
-                    # the pixels are to be trusted (PixelReads.decides) the fused read decides
-                    # a die the head is unsure of and the pixels did not settle.
-                    decide = low & ~px.confirm & px.decides
-                    agree = (px.fused.argmax(axis=1) == best[seen]) & (
-                        px.fused.max(axis=1) >= px.fused_limit
-                    )
-                    limit[seen[~low & ~agree]] = np.inf
-                    limit[seen[low & px.confirm & ~agree]] = np.inf
-                    probs[seen[decide]] = px.fused[decide]
-                    limit[seen[decide]] = px.fused_limit[decide]
+                seen_probs, seen_limit = probs[seen], limit[seen]
+                settle(seen_probs, seen_limit, px)
+                probs[seen], limit[seen] = seen_probs, seen_limit
             # A find the model has some doubt about, if less than the table's, whose pixels
             # are like none of the enrolled dice's: a marker or a grid cell more often than a
             # die, so `?` (never left out: an unenrolled set's die looks so too).

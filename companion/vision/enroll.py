@@ -35,7 +35,7 @@ import json
 import os
 import zipfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -62,6 +62,7 @@ from companion.vision.pixel_templates import (
     PixelReads,
     PixelTemplates,
     fuse,
+    settle,
 )
 
 F32 = npt.NDArray[np.float32]
@@ -183,8 +184,14 @@ class Profile:
         as another motif by a wide one, and, for a profile that fuses, the fused read."""
         if self.pixels is None or not len(crops):
             return PixelReads(np.zeros(len(crops), bool), np.zeros(len(crops), bool))
-        similar = self.pixels.similarities(crops)
-        confirm, objection = self.pixels.verdict(crops, probs.argmax(axis=1), similar)
+        return self.pixel_reads_from(self.pixels.similarities(crops), probs)
+
+    def pixel_reads_from(self, similar: tuple[F32, F32], probs: F32) -> PixelReads:
+        """:meth:`pixel_reads` from the dice's pixel similarities (per motif, nearest)."""
+        none = np.zeros(len(probs), bool)
+        if self.pixels is None or not len(probs):
+            return PixelReads(none, none.copy())
+        confirm, objection = self.pixels.verdict_from(similar, probs.argmax(axis=1))
         if not self.fuses:
             return PixelReads(confirm, objection)
         fused = fuse(probs, similar[0], self.pixel_weight)
@@ -491,20 +498,25 @@ def _cross_check(rot_emb: F32, labels: I64, frames: I64) -> _Crossed:
     return _Crossed(probs, sim, checked, tuple(unchecked))
 
 
-def _warnings(cross: _Crossed, labels: I64, limit: F64, set_aside: tuple[int, ...]) -> list[str]:
-    """Plain-words advice from the cross-check and from the dice set aside."""
+def _warnings(
+    cross: _Crossed,
+    labels: I64,
+    pred: I64,
+    shown: npt.NDArray[np.bool_],
+    set_aside: tuple[int, ...],
+) -> list[str]:
+    """Plain-words advice from the cross-check (``pred``: each die's best guess as reading
+    reads it, ``shown``: read without a `?`) and from the dice set aside."""
     out = []
     for face in cross.unchecked:
         out.append(
             f"motif {face} has a single frame, so it could not be checked: "
             f"add a second frame of {face}."
         )
-    pred = cross.probs.argmax(axis=1)
-    conf = cross.probs.max(axis=1)
     for a in range(len(FACES)):
         for b in range(a + 1, len(FACES)):
             mixed = cross.checked & (((labels == a) & (pred == b)) | ((labels == b) & (pred == a)))
-            sure = int(np.sum(mixed & (conf >= limit)))
+            sure = int(np.sum(mixed & shown))
             if sure or int(mixed.sum()) >= 2:
                 n_mixed = int(mixed.sum())
                 out.append(
@@ -657,9 +669,33 @@ def profile_from(
     own = cross.checked
     pred = cross.probs.argmax(axis=1)
     limits = _limits(conf, pred, labels, counted, int(cross.checked.sum()))
-    shown = (conf >= limits[pred]) & (cross.similarity >= min_sim)
+    profile = Profile(
+        w,
+        b,
+        protos,
+        threshold,
+        min_sim,
+        model,
+        counts,
+        None,
+        (),
+        tuple(float(v) for v in limits),
+        doubt,
+        pixels,
+        PIXEL_WEIGHT if fused_limits else 0.0,
+        fused_limits,
+    )
+    # The self-check reads each left-out frame as reading will: the head, then what the
+    # pixels (of the other frames) settle or hold back, and the fused read.
+    read_probs = cross.probs.copy()
+    read_limit = limits[pred].astype(np.float64)
+    if pixel_cross is not None:
+        similar = (pixel_cross, pixel_cross.max(axis=1))
+        settle(read_probs, read_limit, profile.pixel_reads_from(similar, cross.probs))
+    read = read_probs.argmax(axis=1)
+    shown = (read_probs.max(axis=1) >= read_limit) & (cross.similarity >= min_sim)
     confusion = np.zeros((len(FACES), len(FACES) + 1), np.int64)
-    for y, pr, s in zip(labels[own], pred[own], shown[own], strict=True):
+    for y, pr, s in zip(labels[own], read[own], shown[own], strict=True):
         confusion[y, pr if s else len(FACES)] += 1
     check = SelfCheck(
         int(own.sum()),
@@ -668,23 +704,8 @@ def profile_from(
         tuple(tuple(int(v) for v in r) for r in confusion),
         cross.unchecked,
     )
-    warnings = _warnings(cross, labels, limits[pred], aside_counts)
-    return Profile(
-        w,
-        b,
-        protos,
-        threshold,
-        min_sim,
-        model,
-        counts,
-        check,
-        tuple(warnings),
-        tuple(float(v) for v in limits),
-        doubt,
-        pixels,
-        PIXEL_WEIGHT if fused_limits else 0.0,
-        fused_limits,
-    )
+    warnings = _warnings(cross, labels, read, shown, aside_counts)
+    return replace(profile, check=check, warnings=tuple(warnings))
 
 
 class _Found(Protocol):

@@ -139,6 +139,27 @@ class PixelReads:
     decides: npt.NDArray[np.bool_] | None = None
 
 
+def settle(probs: F32, limit: npt.NDArray[np.float64], px: PixelReads) -> None:
+    """In place, for dice a profile reads (probs (N, motifs) of its head, the limit of each
+    one's best guess): what the pixels change. A die too unsure for the head reads its best
+    guess when they confirm it, a die the head reads reads `?` when they object; with a fused
+    read, a die read as a motif keeps it only if the fused read names it too above its limit,
+    and a die the head is unsure of (and the pixels did not settle) reads the fused read
+    where ``px.decides`` (its probabilities and limit)."""
+    best = probs.argmax(axis=1)
+    low = probs.max(axis=1) < limit
+    limit[low & px.confirm] = 0.0
+    limit[~low & px.objection] = np.inf
+    if px.fused is None or px.fused_limit is None or px.decides is None:
+        return
+    agree = (px.fused.argmax(axis=1) == best) & (px.fused.max(axis=1) >= px.fused_limit)
+    limit[~low & ~agree] = np.inf
+    limit[low & px.confirm & ~agree] = np.inf
+    decide = low & ~px.confirm & px.decides
+    probs[decide] = px.fused[decide]
+    limit[decide] = px.fused_limit[decide]
+
+
 @dataclass(frozen=True)
 class PixelTemplates:
     """The enrolled dice's pixel descriptors and how well they read the set's own dice."""
@@ -243,7 +264,15 @@ class PixelTemplates:
         crops' :meth:`similarities`, if already measured."""
         if not self.usable or not len(crops):
             return np.zeros(len(crops), bool), np.zeros(len(crops), bool)
-        per, nearest = self.similarities(crops) if similar is None else similar
+        return self.verdict_from(self.similarities(crops) if similar is None else similar, best)
+
+    def verdict_from(
+        self, similar: tuple[F32, F32], best: npt.NDArray[np.intp]
+    ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+        """:meth:`verdict` from the dice's :meth:`similarities` (or the enrolment check's)."""
+        per, nearest = similar
+        if not self.usable or not len(per):
+            return np.zeros(len(per), bool), np.zeros(len(per), bool)
         pred, margin = _read_best(per)
         confirm = (pred == best) & (margin >= self.needed_margin)
         # only about a die that looks like the enrolled ones: on another set's dice the
