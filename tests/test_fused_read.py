@@ -273,3 +273,24 @@ def test_the_self_check_reads_as_reading_does_with_the_pixels(
     assert head.check.dice == both.check.dice > 0
     assert head.check.right <= 0.05 * head.check.dice
     assert both.check.right >= 0.8 * both.check.dice
+
+
+def test_enrolment_and_doctor_say_the_profile_reads_head_and_drawing_as_one(
+    profile: Profile,
+) -> None:
+    from companion.vision import faces_cli
+
+    assert profile.pixels is not None and profile.pixels.usable
+    said = [line for line in faces_cli.self_check_lines(profile) if line.startswith("head and")]
+    assert len(said) == 1 and "decides a die whose drawing is like" in said[0], said
+    for face, limit in zip(FACES, profile.fused_limits, strict=True):
+        assert f"{face} {limit:.3f}" in said[0]
+    assert "read as one with the head" in profile.summary()
+    # a set whose pixels read its own dice badly: agreement only, no decision
+    weak = dataclasses.replace(profile, pixels=dataclasses.replace(profile.pixels, accuracy=0.5))
+    said = [line for line in faces_cli.self_check_lines(weak) if line.startswith("head and")]
+    assert len(said) == 1 and "decides" not in said[0]
+    # a profile from before says nothing of it
+    old = dataclasses.replace(profile, pixel_weight=0.0, fused_limits=())
+    assert not any(line.startswith("head and") for line in faces_cli.self_check_lines(old))
+    assert "read as one" not in old.summary()
