@@ -22,31 +22,10 @@ from companion.vision.enroll import (
     EnrolmentError,
     Profile,
     _limits,
-    fit_profile,
 )
 from companion.vision.pixel_templates import MIN_ACCURACY, PIXEL_WEIGHT, PixelReads, fuse, settle
-from tests.test_enroll import MODEL, _enrolment_crops
-
-STYLE = "jade/navy/pulp"
-NONE_PASSES = (0.999999,) * len(FACES)
-
-
-@pytest.fixture(scope="module")
-def clf() -> FaceClassifier:
-    return FaceClassifier(MODEL)
-
-
-@pytest.fixture(scope="module")
-def profile(clf: FaceClassifier) -> Profile:
-    return fit_profile(clf, *_enrolment_crops(style_by_name(STYLE), 11))
-
-
-def _reads(clf: FaceClassifier, prof: Profile, crops: np.ndarray) -> list[str]:
-    clf.profile = prof
-    try:
-        return [r.face for r in clf.classify(crops)]
-    finally:
-        clf.profile = None
+from tests.test_enroll import _enrolment_crops
+from tests.test_pixel_templates import NONE_PASSES, STYLE, _reads, head_alone, other_sets
 
 
 def test_fuse_adds_the_weighted_similarity_to_the_head_s_log_probabilities() -> None:
@@ -69,12 +48,14 @@ def test_fuse_adds_the_weighted_similarity_to_the_head_s_log_probabilities() -> 
     assert fuse(torn, np.array([[0.3, 0.5, 0.3, 0.3, 0.3]], np.float32)).argmax() == 1
 
 
-def test_enrolment_sets_the_fused_read_s_limits_from_its_own_cross_check(profile: Profile) -> None:
-    assert profile.fuses and profile.pixel_weight == PIXEL_WEIGHT
-    assert len(profile.fused_limits) == len(FACES)
-    assert all(FUSED_FLOOR <= v <= 0.995 for v in profile.fused_limits)
+def test_enrolment_sets_the_fused_read_s_limits_from_its_own_cross_check(
+    enrolled_table: Profile,
+) -> None:
+    assert enrolled_table.fuses and enrolled_table.pixel_weight == PIXEL_WEIGHT
+    assert len(enrolled_table.fused_limits) == len(FACES)
+    assert all(FUSED_FLOOR <= v <= 0.995 for v in enrolled_table.fused_limits)
     # the floor is the fused read's own; the head's limits keep theirs
-    assert all(v >= MIN_THRESHOLD for v in profile.limits)
+    assert all(v >= MIN_THRESHOLD for v in enrolled_table.limits)
     conf = np.array([0.9, 0.65, 0.8], np.float32)
     pred = np.array([1, 2, 3])
     labels = np.array([2, 2, 3])
@@ -88,103 +69,100 @@ def test_enrolment_sets_the_fused_read_s_limits_from_its_own_cross_check(profile
 
 
 def test_a_read_die_keeps_its_motif_only_if_the_fused_read_names_it(
-    clf: FaceClassifier, profile: Profile
+    face_clf: FaceClassifier, enrolled_table: Profile
 ) -> None:
-    assert profile.pixels is not None
-    test, truth, _ = _enrolment_crops(style_by_name(STYLE), 77, frames=1)
-    head = _reads(clf, dataclasses.replace(profile, pixels=None), test)
-    assert sum(f != UNKNOWN for f in head) >= 0.8 * len(test)
+    assert enrolled_table.pixels is not None
+    test, truth, head = head_alone(face_clf, enrolled_table)
     # the set's own pixels: as many dice read, and every one right
-    both = _reads(clf, profile, test)
+    both = _reads(face_clf, enrolled_table, test)
     assert sum(f != UNKNOWN for f in both) >= sum(f != UNKNOWN for f in head)
     assert all(f == FACES[t] for f, t in zip(both, truth, strict=True) if f != UNKNOWN)
     # templates labelled one motif on, with a margin no objection reaches: the fused read
     # names another motif than the head, and the head's reads become `?`, never another motif
     shifted = dataclasses.replace(
-        profile.pixels, labels=(profile.pixels.labels + 1) % len(FACES), worst_wrong=8.0
+        enrolled_table.pixels,
+        labels=(enrolled_table.pixels.labels + 1) % len(FACES),
+        worst_wrong=8.0,
     )
-    held = _reads(clf, dataclasses.replace(profile, pixels=shifted), test)
+    held = _reads(face_clf, dataclasses.replace(enrolled_table, pixels=shifted), test)
     assert all(b in (UNKNOWN, h) for h, b in zip(head, held, strict=True))
     assert sum(h != UNKNOWN and b == UNKNOWN for h, b in zip(head, held, strict=True)) >= (
         0.5 * len(test)
     )
     # a profile from before session 29 does not ask it
-    old = dataclasses.replace(profile, pixels=shifted, pixel_weight=0.0, fused_limits=())
+    old = dataclasses.replace(enrolled_table, pixels=shifted, pixel_weight=0.0, fused_limits=())
     assert not old.fuses
-    assert _reads(clf, old, test) == head
+    assert _reads(face_clf, old, test) == head
 
 
 def test_the_fused_read_decides_a_head_unsure_die_only_where_the_pixels_are_trusted(
-    clf: FaceClassifier, profile: Profile
+    face_clf: FaceClassifier, enrolled_table: Profile
 ) -> None:
-    assert profile.pixels is not None
+    assert enrolled_table.pixels is not None
     test, truth, _ = _enrolment_crops(style_by_name(STYLE), 77, frames=1)
     # the head sure of nothing, and the pixels settling nothing alone (a margin no read has):
     # what is read, the fused read decided
-    px = dataclasses.replace(profile.pixels, worst_wrong=8.0)
-    strict = dataclasses.replace(profile, limits=NONE_PASSES, pixels=px)
+    px = dataclasses.replace(enrolled_table.pixels, worst_wrong=8.0)
+    strict = dataclasses.replace(enrolled_table, limits=NONE_PASSES, pixels=px)
     assert all(
-        f == UNKNOWN for f in _reads(clf, dataclasses.replace(strict, fused_limits=()), test)
+        f == UNKNOWN for f in _reads(face_clf, dataclasses.replace(strict, fused_limits=()), test)
     )
-    decided = _reads(clf, strict, test)
+    decided = _reads(face_clf, strict, test)
     assert sum(f != UNKNOWN for f in decided) >= 0.8 * len(test)
     assert all(f == FACES[t] for f, t in zip(decided, truth, strict=True) if f != UNKNOWN)
     # not where the set's pixels read its own dice badly ...
     weak = dataclasses.replace(strict, pixels=dataclasses.replace(px, accuracy=MIN_ACCURACY - 0.01))
-    assert all(f == UNKNOWN for f in _reads(clf, weak, test))
+    assert all(f == UNKNOWN for f in _reads(face_clf, weak, test))
     # ... nor for a die less like the enrolled dice than the least typical of them was
     aloof = dataclasses.replace(strict, pixels=dataclasses.replace(px, least_similar=1.5))
-    assert all(f == UNKNOWN for f in _reads(clf, aloof, test))
+    assert all(f == UNKNOWN for f in _reads(face_clf, aloof, test))
     # ... nor below the fused read's own limits
     assert all(
         f == UNKNOWN
-        for f in _reads(clf, dataclasses.replace(strict, fused_limits=NONE_PASSES), test)
+        for f in _reads(face_clf, dataclasses.replace(strict, fused_limits=NONE_PASSES), test)
     )
 
 
 def test_another_set_s_dice_are_decided_only_where_they_look_like_the_enrolled_ones(
-    clf: FaceClassifier, profile: Profile
+    face_clf: FaceClassifier, enrolled_table: Profile
 ) -> None:
-    assert profile.pixels is not None
-    px = dataclasses.replace(profile.pixels, worst_wrong=8.0)
-    strict = dataclasses.replace(profile, limits=NONE_PASSES, pixels=px)
-    other = np.concatenate(
-        [
-            _enrolment_crops(style_by_name(name), 78, frames=1)[0]
-            for name in ("black/white/gothic", "red/gold/deep")
-        ]
-    )
+    assert enrolled_table.pixels is not None
+    px = dataclasses.replace(enrolled_table.pixels, worst_wrong=8.0)
+    strict = dataclasses.replace(enrolled_table, limits=NONE_PASSES, pixels=px)
+    other = other_sets()
     nearest = px.read(other)[2]
     unlike = nearest < px.least_similar
     assert unlike.sum() >= 0.2 * len(other)
-    reads = _reads(clf, strict, other)
+    reads = _reads(face_clf, strict, other)
     assert all(f == UNKNOWN for f, u in zip(reads, unlike, strict=True) if u)
 
 
 def test_the_fused_read_survives_save_and_load(
-    tmp_path: Path, clf: FaceClassifier, profile: Profile
+    tmp_path: Path, face_clf: FaceClassifier, enrolled_table: Profile
 ) -> None:
-    profile.save(tmp_path / "p")
-    back = Profile.load(tmp_path / "p", clf)
-    assert back.fuses and back.pixel_weight == profile.pixel_weight
-    assert back.fused_limits == pytest.approx(profile.fused_limits)
+    enrolled_table.save(tmp_path / "p")
+    back = Profile.load(tmp_path / "p", face_clf)
+    assert back.fuses and back.pixel_weight == enrolled_table.pixel_weight
+    assert back.fused_limits == pytest.approx(enrolled_table.fused_limits)
     # a profile saved before session 29 reads as it did
     meta = json.loads((tmp_path / "p" / "profile.json").read_text())
     del meta["pixel_weight"], meta["fused_limits"]
     (tmp_path / "p" / "profile.json").write_text(json.dumps(meta))
-    old = Profile.load(tmp_path / "p", clf)
+    old = Profile.load(tmp_path / "p", face_clf)
     assert not old.fuses and old.pixels is not None
     # damaged numbers are one sentence
     for name, bad in {
-        "weight": dataclasses.replace(profile, pixel_weight=-1.0),
-        "nan": dataclasses.replace(profile, pixel_weight=float("nan")),
+        "weight": dataclasses.replace(enrolled_table, pixel_weight=-1.0),
+        "nan": dataclasses.replace(enrolled_table, pixel_weight=float("nan")),
     }.items():
         bad.save(tmp_path / name)
         with pytest.raises(EnrolmentError, match="pixel weight"):
-            Profile.load(tmp_path / name, clf)
-    dataclasses.replace(profile, fused_limits=(float("nan"),) * len(FACES)).save(tmp_path / "lim")
+            Profile.load(tmp_path / name, face_clf)
+    dataclasses.replace(enrolled_table, fused_limits=(float("nan"),) * len(FACES)).save(
+        tmp_path / "lim"
+    )
     with pytest.raises(EnrolmentError, match="not a number"):
-        Profile.load(tmp_path / "lim", clf)
+        Profile.load(tmp_path / "lim", face_clf)
 
 
 def _px(n: int, **kw: object) -> PixelReads:
@@ -254,7 +232,7 @@ def test_settle_applies_each_rule_to_its_own_dice() -> None:
 
 
 def test_the_self_check_reads_as_reading_does_with_the_pixels(
-    clf: FaceClassifier, monkeypatch: pytest.MonkeyPatch
+    face_clf: FaceClassifier, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With a head limit no cross-check confidence reaches, the head alone leaves every
     enrolled die `?`; the self-check of a profile with pixels counts what they settle."""
@@ -265,8 +243,8 @@ def test_the_self_check_reads_as_reading_does_with_the_pixels(
 
     monkeypatch.setattr(enroll, "_limits", strict)
     crops, labels, frames = _enrolment_crops(style_by_name(STYLE), 11)
-    logits, rot = rotation_run(clf, crops)
-    not_die = clf.motif_probabilities(logits)[1]
+    logits, rot = rotation_run(face_clf, crops)
+    not_die = face_clf.motif_probabilities(logits)[1]
     head = enroll.profile_from(rot, labels, frames, "m", not_die)
     both = enroll.profile_from(rot, labels, frames, "m", not_die, crops)
     assert head.check is not None and both.check is not None
@@ -276,21 +254,25 @@ def test_the_self_check_reads_as_reading_does_with_the_pixels(
 
 
 def test_enrolment_and_doctor_say_the_profile_reads_head_and_drawing_as_one(
-    profile: Profile,
+    enrolled_table: Profile,
 ) -> None:
     from companion.vision import faces_cli
 
-    assert profile.pixels is not None and profile.pixels.usable
-    said = [line for line in faces_cli.self_check_lines(profile) if line.startswith("head and")]
+    assert enrolled_table.pixels is not None and enrolled_table.pixels.usable
+    said = [
+        line for line in faces_cli.self_check_lines(enrolled_table) if line.startswith("head and")
+    ]
     assert len(said) == 1 and "decides a die whose drawing is like" in said[0], said
-    for face, limit in zip(FACES, profile.fused_limits, strict=True):
+    for face, limit in zip(FACES, enrolled_table.fused_limits, strict=True):
         assert f"{face} {limit:.3f}" in said[0]
-    assert "read as one with the head" in profile.summary()
+    assert "read as one with the head" in enrolled_table.summary()
     # a set whose pixels read its own dice badly: agreement only, no decision
-    weak = dataclasses.replace(profile, pixels=dataclasses.replace(profile.pixels, accuracy=0.5))
+    weak = dataclasses.replace(
+        enrolled_table, pixels=dataclasses.replace(enrolled_table.pixels, accuracy=0.5)
+    )
     said = [line for line in faces_cli.self_check_lines(weak) if line.startswith("head and")]
     assert len(said) == 1 and "decides" not in said[0]
     # a profile from before says nothing of it
-    old = dataclasses.replace(profile, pixel_weight=0.0, fused_limits=())
+    old = dataclasses.replace(enrolled_table, pixel_weight=0.0, fused_limits=())
     assert not any(line.startswith("head and") for line in faces_cli.self_check_lines(old))
     assert "read as one" not in old.summary()

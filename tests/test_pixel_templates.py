@@ -13,7 +13,7 @@ import pytest
 from companion.synth import FACES, style_by_name
 from companion.vision import classify
 from companion.vision.classify import UNKNOWN, FaceClassifier
-from companion.vision.enroll import EnrolmentError, Profile, fit_profile
+from companion.vision.enroll import EnrolmentError, Profile
 from companion.vision.pixel_templates import (
     MARGIN_FLOOR,
     MIN_ACCURACY,
@@ -23,7 +23,7 @@ from companion.vision.pixel_templates import (
     PixelTemplates,
     describe,
 )
-from tests.test_enroll import MODEL, _enrolment_crops
+from tests.test_enroll import _enrolment_crops
 
 STYLE = "jade/navy/pulp"
 # A limit no head probability reaches: every die is `?` to the head alone.
@@ -31,22 +31,36 @@ NONE_PASSES = (0.999999,) * len(FACES)
 
 
 @pytest.fixture(scope="module")
-def clf() -> FaceClassifier:
-    return FaceClassifier(MODEL)
+def clf(face_clf: FaceClassifier) -> FaceClassifier:
+    return face_clf
 
 
 @pytest.fixture(scope="module")
-def fused_profile(clf: FaceClassifier) -> Profile:
-    return fit_profile(clf, *_enrolment_crops(style_by_name(STYLE), 11))
-
-
-@pytest.fixture(scope="module")
-def profile(fused_profile: Profile) -> Profile:
-    """The same profile as one saved before session 29: its pixels only settle or hold back
-    the head's read (the rescue and the objection these tests check); test_fused_read.py
+def profile(enrolled_table: Profile) -> Profile:
+    """The table's profile as one saved before session 29: its pixels only settle or hold
+    back the head's read (the rescue and the objection these tests check); test_fused_read.py
     checks the fused read."""
-    assert fused_profile.fuses
-    return dataclasses.replace(fused_profile, pixel_weight=0.0, fused_limits=())
+    assert enrolled_table.fuses
+    return dataclasses.replace(enrolled_table, pixel_weight=0.0, fused_limits=())
+
+
+def other_sets() -> np.ndarray:
+    """Crops of dice of two other sets (one frame per motif each)."""
+    return np.concatenate(
+        [
+            _enrolment_crops(style_by_name(name), 78, frames=1)[0]
+            for name in ("black/white/gothic", "red/gold/deep")
+        ]
+    )
+
+
+def head_alone(clf: FaceClassifier, prof: Profile) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """The set's dice of another frame, their motifs, and what the profile's head alone reads
+    of them (most of them, a check)."""
+    test, truth, _ = _enrolment_crops(style_by_name(STYLE), 77, frames=1)
+    head = _reads(clf, dataclasses.replace(prof, pixels=None), test)
+    assert sum(f != UNKNOWN for f in head) >= 0.8 * len(test)
+    return test, truth, head
 
 
 def _reads(clf: FaceClassifier, prof: Profile, crops: np.ndarray) -> list[str]:
@@ -121,9 +135,7 @@ def test_a_read_die_the_pixels_take_for_another_motif_reads_unknown(
     clf: FaceClassifier, profile: Profile
 ) -> None:
     assert profile.pixels is not None
-    test, truth, _ = _enrolment_crops(style_by_name(STYLE), 77, frames=1)
-    head = _reads(clf, dataclasses.replace(profile, pixels=None), test)
-    assert sum(f != UNKNOWN for f in head) >= 0.8 * len(test)
+    test, truth, head = head_alone(clf, profile)
     # templates labelled one motif on, from a set whose own check had no wrong read: the
     # pixels name another motif than every die the head reads
     shifted = dataclasses.replace(
@@ -165,12 +177,7 @@ def test_the_pixels_hold_back_no_die_less_like_the_enrolled_ones_than_any_of_the
     shifted = dataclasses.replace(
         profile.pixels, labels=(profile.pixels.labels + 1) % len(FACES), worst_wrong=0.0
     )
-    other = np.concatenate(
-        [
-            _enrolment_crops(style_by_name(name), 78, frames=1)[0]
-            for name in ("black/white/gothic", "red/gold/deep")
-        ]
-    )
+    other = other_sets()
     _, margin, nearest = shifted.read(other)
     unlike = nearest < shifted.least_similar
     assert 0.2 * len(other) <= unlike.sum() <= 0.8 * len(other)
