@@ -191,7 +191,7 @@ class Profile:
         none = np.zeros(len(probs), bool)
         if self.pixels is None or not len(probs):
             return PixelReads(none, none.copy())
-        confirm, objection = self.pixels.verdict_from(similar, probs.argmax(axis=1))
+        confirm, objection = self.pixels.verdict(similar, probs.argmax(axis=1))
         if not self.fuses:
             return PixelReads(confirm, objection)
         fused = fuse(probs, similar[0], self.pixel_weight)
@@ -539,7 +539,7 @@ def _warnings(
     return out
 
 
-def _threshold(wrong_conf: F32, checked: int, floor: float = MIN_THRESHOLD) -> float:
+def _threshold(wrong_conf: F32, checked: int) -> float:
     """The `?` limit from the cross-check's wrong reads (those the distance limit lets through).
 
     Leaving a frame out halves what a profile knows of that frame's motif,
@@ -550,7 +550,7 @@ def _threshold(wrong_conf: F32, checked: int, floor: float = MIN_THRESHOLD) -> f
     allowed = int(SILENT_SHARE * checked)
     worst = np.sort(wrong_conf)[::-1]
     limit = float(worst[allowed]) + 0.005 if len(worst) > allowed else 0.0
-    return float(min(max(floor, limit), 0.995))
+    return float(min(max(MIN_THRESHOLD, limit), 0.995))
 
 
 def _limits(

@@ -253,23 +253,12 @@ class PixelTemplates:
         return max(OBJECTION_FLOOR, self.worst_wrong)
 
     def verdict(
-        self,
-        crops: npt.NDArray[np.uint8],
-        best: npt.NDArray[np.intp],
-        similar: tuple[F32, F32] | None = None,
-    ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
-        """Which crops the pixels read as ``best`` by the margin needed (they confirm it), and
-        which they read as another motif by the objection margin and look like the enrolled
-        dice (they object); neither on a set whose pixels are not usable. ``similar``: the
-        crops' :meth:`similarities`, if already measured."""
-        if not self.usable or not len(crops):
-            return np.zeros(len(crops), bool), np.zeros(len(crops), bool)
-        return self.verdict_from(self.similarities(crops) if similar is None else similar, best)
-
-    def verdict_from(
         self, similar: tuple[F32, F32], best: npt.NDArray[np.intp]
     ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
-        """:meth:`verdict` from the dice's :meth:`similarities` (or the enrolment check's)."""
+        """Of dice with these :meth:`similarities` (or the enrolment check's), which the pixels
+        read as ``best`` by the margin needed (they confirm it), and which they read as another
+        motif by the objection margin and look like the enrolled dice (they object); neither on
+        a set whose pixels are not usable."""
         per, nearest = similar
         if not self.usable or not len(per):
             return np.zeros(len(per), bool), np.zeros(len(per), bool)
