@@ -139,31 +139,65 @@ def warp(samples: np.ndarray, factor: float) -> np.ndarray:
     return to_int16(resample(samples.astype(np.float64), round(RATE * factor), RATE))
 
 
-def embedded(folder: Path, embed: SpeechEmbedding, warped: bool = False) -> Path:
-    """Every file's embeddings (cached beside the set), or those of its warped copy, at a
-    factor drawn by its name."""
-    out = folder / ("emb-warp.npz" if warped else "emb.npz")
+#: Tempo factors and pitch shifts (cents) of the restyled copies (``--tempo-pitch``): said
+#: faster or slower at the same pitch, and higher or lower at the same speed, independently
+#: (sox's WSOLA ``tempo`` and ``pitch``), as people speak where the synthesisers each keep
+#: one pace and one voice.
+TEMPOS = (0.8, 0.9, 1.15, 1.3)
+CENTS = (-300, -150, 150, 300)
+
+
+def tempo_pitch_of(name: str) -> tuple[float, int]:
+    h = zlib.crc32(("tempo-pitch " + name).encode())
+    return TEMPOS[h % len(TEMPOS)], CENTS[(h // len(TEMPOS)) % len(CENTS)]
+
+
+def tempo_pitch(samples: np.ndarray, tempo: float, cents: int) -> np.ndarray:
+    """The samples said ``tempo`` times as fast at the same pitch, ``cents`` higher (sox)."""
+    import subprocess
+
+    raw = ["-t", "raw", "-r", str(RATE), "-e", "signed", "-b", "16", "-c", "1"]
+    done = subprocess.run(
+        ["sox", *raw, "-", *raw, "-", "tempo", "-s", f"{tempo:g}", "pitch", str(cents)],
+        input=to_int16(samples).tobytes(),
+        capture_output=True,
+        check=True,
+    )
+    return np.frombuffer(done.stdout, np.int16).copy()
+
+
+def embedded(folder: Path, embed: SpeechEmbedding, variant: str = "") -> Path:
+    """Every file's embeddings (cached beside the set), or those of a copy: ``warp``, sped up
+    or slowed down by a factor drawn by its name; ``tp``, its tempo and pitch changed."""
+    out = folder / (f"emb-{variant}.npz" if variant else "emb.npz")
     if not out.exists():
         items = ts.load(folder / "manifest.jsonl")
         t = time.perf_counter()
         embs = {}
         for it in items:
             x = read_wav(folder / it.file)
-            embs[it.file] = embed(warp(x, warp_of(it.file)) if warped else x)
+            if variant == "warp":
+                x = warp(x, warp_of(it.file))
+            elif variant == "tp":
+                x = tempo_pitch(x, *tempo_pitch_of(it.file))
+            embs[it.file] = embed(x)
         np.savez_compressed(out, **embs)
         ms = (time.perf_counter() - t) * 1000 / max(1, len(items))
         print(f"  embedded {len(items)} files of {out}: {ms:.0f} ms a file", flush=True)
     return out
 
 
-def rows_of(folder: Path, embed: SpeechEmbedding, warped: bool = False) -> list[Row]:
-    embs = np.load(embedded(folder, embed, warped))
+def rows_of(folder: Path, embed: SpeechEmbedding, variant: str = "") -> list[Row]:
+    embs = np.load(embedded(folder, embed, variant))
     items = [json.loads(line) for line in (folder / "manifest.jsonl").read_text().splitlines()]
     return [(it, embs[it["file"]], labels_said(it)) for it in items if it]
 
 
 def training_rows(
-    without: str | None, warped: bool = False, seeds: tuple[int, ...] | None = None
+    without: str | None,
+    warped: bool = False,
+    seeds: tuple[int, ...] | None = None,
+    restyled: bool = False,
 ) -> list[Row]:
     """The rows of ``seeds`` (by default the shipped network's, ``SHIPPED_SEEDS``)."""
     embed = SpeechEmbedding()
@@ -175,7 +209,9 @@ def training_rows(
             ts.generate(folder, train_plan(seed))
         rows += rows_of(folder, embed)
         if warped:
-            rows += rows_of(folder, embed, warped=True)
+            rows += rows_of(folder, embed, "warp")
+        if restyled:
+            rows += rows_of(folder, embed, "tp")
     return [r for r in rows if without is None or ts.synth_of(r[0]["voice"]) != without]
 
 
@@ -280,10 +316,17 @@ def main(argv: list[str] | None = None) -> int:
         help="also seeds 127-132, MBROLA's speakers of other languages reading English "
         "(eleventh round; not in the shipped network)",
     )
+    ap.add_argument(
+        "--tempo-pitch",
+        action="store_true",
+        help="also a copy of every training file said at another tempo and pitch (sox; session 30, "
+        "not in the shipped network: it read fewer development calls)",
+    )
     ap.add_argument("--epochs", type=int, default=25)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    rows = training_rows(args.without, args.warp, SEEDS if args.accented else SHIPPED_SEEDS)
+    seeds = SEEDS if args.accented else SHIPPED_SEEDS
+    rows = training_rows(args.without, args.warp, seeds, args.tempo_pitch)
     print(f"training on {len(rows)} files", flush=True)
     net = train(rows, args.epochs, args.seed)
     export(net, args.out)

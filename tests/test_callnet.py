@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import shutil
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -249,6 +250,21 @@ def test_a_warped_copy_is_the_file_played_faster_and_higher() -> None:
         peak = np.argmax(np.abs(np.fft.rfft(out))) * 16000 / len(out)
         assert abs(peak - 440 * factor) < 2
     assert {tc.warp_of(f"{i:04d}.wav") for i in range(100)} == set(tc.WARPS)
+
+
+@pytest.mark.skipif(shutil.which("sox") is None, reason="sox is not installed")
+def test_a_restyled_copy_keeps_its_pitch_when_its_tempo_changes_and_the_reverse() -> None:
+    tc = _train_script()
+    t = np.arange(16000) / 16000
+    tone = (8000 * np.sin(2 * np.pi * 440 * t)).astype(np.int16)
+    for tempo, cents in ((1.3, 0), (0.8, 0), (1.0, 300), (1.0, -300), (1.15, -150)):
+        out = tc.tempo_pitch(tone, tempo, cents)
+        assert out.dtype == np.int16
+        assert abs(len(out) - 16000 / tempo) < 0.02 * 16000
+        peak = np.argmax(np.abs(np.fft.rfft(out))) * 16000 / len(out)
+        assert abs(peak - 440 * 2 ** (cents / 1200)) < 6
+    drawn = {tc.tempo_pitch_of(f"{i:04d}.wav") for i in range(200)}
+    assert drawn == {(a, b) for a in tc.TEMPOS for b in tc.CENTS}  # tempo and pitch apart
 
 
 #: Cyrillic in Latin letters, as a reader of the kept-aside wordings would spell it
