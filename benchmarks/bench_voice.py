@@ -411,11 +411,18 @@ def _recognizer(voice: str) -> Recognizer:
     return rec
 
 
-def fold_net(synth: str) -> Path:
+#: Folders of fold networks (``fold_net``), one a training draw: the first hears the
+#: development speech (``feature_rows``), the others hear it again (``drawn_rows``). Two
+#: trainings of one network differ by 1-2 points (docs/voice.md, session 31), and the
+#: confidence's margin moves with them (session 30), so the fit can rest on several.
+DRAWS: list[Path] = [CACHE / "callnet"]
+
+
+def fold_net(synth: str, draw: Path | None = None) -> Path:
     """The call network trained without one development synthesiser (models/train_callnet.py
     --without): development speech is heard by a network that never heard its voice, as
     the kept-aside sets and a real table are."""
-    return CACHE / "callnet" / f"without-{synth}.onnx"
+    return (DRAWS[0] if draw is None else draw) / f"without-{synth}.onnx"
 
 
 def _callnet_for(synth: str) -> Any:
@@ -488,6 +495,8 @@ class Decoded:
     talk: bool
     narrowed: bool
     voice: str
+    #: Which draw of the fold networks heard it (``--draws``: 0 is ``callnet/``).
+    draw: int = 0
 
 
 def rechoose(
@@ -521,15 +530,18 @@ def dev_features(
     ``bonuses``, as the choice with those bonuses would have made them (``rechoose``)."""
     out: list[Decoded] = []
     for seed, folder, items in dev_parts(seeds, mbrola, accented):
-        rows = feature_rows(folder, items, workers)[::limit]
-        print(f"  features of {len(rows)} files of {folder}", flush=True)
-        for r in rows:
-            if r["x"] is None:
-                continue
-            best, x, _ = rechoose(r, *(bonuses or _bonuses()))
-            out.append(
-                Decoded(seed, x, best == r["call"], r["call"] is None, True, str(r["voice"]))
-            )
+        for draw, rows in enumerate(drawn_rows(folder, items, workers)):
+            rows = rows[::limit]
+            print(f"  features of {len(rows)} files of {folder} (draw {draw})", flush=True)
+            for r in rows:
+                if r["x"] is None:
+                    continue
+                best, x, _ = rechoose(r, *(bonuses or _bonuses()))
+                out.append(
+                    Decoded(
+                        seed, x, best == r["call"], r["call"] is None, True, str(r["voice"]), draw
+                    )
+                )
     return out
 
 
@@ -553,7 +565,8 @@ def fit_bonuses(
     rows = [
         r
         for _, folder, items in dev_parts(seeds, mbrola, accented)
-        for r in feature_rows(folder, items, workers)
+        for drawn in drawn_rows(folder, items, workers)
+        for r in drawn
         if r["x"] is not None and r["call"] is not None
     ]
     scored = []
@@ -628,6 +641,56 @@ def feature_rows(folder: Path, items: list[ts.Item], workers: int = 1) -> list[d
         )
     cache.write_text(json.dumps(rows), encoding="utf-8")
     return rows
+
+
+def drawn_rows(folder: Path, items: list[ts.Item], workers: int = 1) -> list[list[dict[str, Any]]]:
+    """``feature_rows`` as heard by each draw of the fold networks (``DRAWS``), the first's first.
+
+    Only the call network's opinion depends on the draw: the other draws' rows are the
+    first's with ``net`` heard again by that draw's network (the whole file, as
+    ``Recognizer.features`` hears it), cached beside the set under the networks' hash.
+    """
+    import hashlib
+    import json
+
+    from companion.voice.callnet import CallNet, posteriors
+
+    first = feature_rows(folder, items, workers)
+    out = [first]
+    synths = sorted({ts.synth_of(it.voice) for it in items} - set(KEPT_SYNTHS))
+    for draw in DRAWS[1:]:
+        h = hashlib.sha1(json.dumps([r["file"] for r in first]).encode())
+        for synth in synths:
+            path = fold_net(synth, draw)
+            if not path.exists():
+                raise SystemExit(
+                    f"{path} is missing: python models/train_callnet.py --without {synth} "
+                    f"--seed N --out {path}"
+                )
+            h.update(path.read_bytes())
+        cache = folder / f"nets-{h.hexdigest()[:10]}.json"
+        if cache.exists():
+            nets: list[dict[str, float] | None] = json.loads(cache.read_text(encoding="utf-8"))
+        else:
+            print(f"  {folder.name} heard by the networks of {draw} …", flush=True)
+            heard = {s: CallNet(fold_net(s, draw)) for s in synths}
+            by_file = {it.file: it for it in items}
+            nets = []
+            for r in first:
+                if r["x"] is None:
+                    nets.append(None)
+                    continue
+                it = by_file[r["file"]]
+                post = posteriors(
+                    heard[ts.synth_of(it.voice)].scores(read_wav(folder / it.file)),
+                    situation_calls(it, True),
+                )
+                nets.append({("talk" if c is None else call_text(c)): v for c, v in post.items()})
+            cache.write_text(json.dumps(nets), encoding="utf-8")
+        out.append(
+            [r if net is None else {**r, "net": net} for r, net in zip(first, nets, strict=True)]
+        )
+    return out
 
 
 def logistic(X: np.ndarray, y: np.ndarray, weight: np.ndarray) -> np.ndarray:
@@ -719,11 +782,27 @@ def fit(
 ) -> None:
     """Fit the choice's bonuses, then WEIGHTS, BIAS and SURE_LOGIT on the development sets,
     and print them."""
+    committed_report(seeds, workers, mbrola, accented)
     bonuses = fit_bonuses(seeds, workers, mbrola, accented)
     fitted = seeds + ACCENT_SEEDS if accented else seeds
     fit_rows(dev_features(seeds, limit, workers, mbrola, bonuses, accented), fitted)
     print(f"HEARD_BONUS = {bonuses[0]:g}")
     print(f"SECOND_BONUS = {bonuses[1]:g}")
+
+
+def committed_report(
+    seeds: tuple[int, ...], workers: int = 1, mbrola: bool = False, accented: bool = False
+) -> None:
+    """What the committed bonuses, weights and SURE_LOGIT make of the development decodes,
+    all draws together and each apart (what a refit is measured against)."""
+    from companion.voice.recognizer import BIAS, SURE_LOGIT, WEIGHTS
+
+    rows = dev_features(seeds, 1, workers, mbrola, None, accented)
+    w = np.array((BIAS, *WEIGHTS))
+    dev_report(w, SURE_LOGIT, rows, "committed constants, all draws")
+    draws = sorted({r.draw for r in rows})
+    for draw in draws if len(draws) > 1 else ():
+        dev_report(w, SURE_LOGIT, [r for r in rows if r.draw == draw], f"  draw {draw}")
 
 
 def held_out_excess(rows: list[Decoded], group: list[str]) -> tuple[float, str]:
@@ -765,10 +844,13 @@ def fit_rows(rows: list[Decoded], seeds: tuple[int, ...]) -> tuple[np.ndarray, f
     print(f"  odd or even seeds held out: the highest rose {excess:.2f}")
     if not all(r.voice for r in rows):
         raise ValueError("every decode needs its voice: the margin holds out each voice")
-    for what, group in (
+    holdouts = [
         ("synthesiser", [ts.synth_of(r.voice) for r in rows]),
         ("voice", [r.voice for r in rows]),
-    ):
+    ]
+    if len({r.draw for r in rows}) > 1:  # a training draw of the fold networks never fitted on
+        holdouts.append(("draw of the fold networks", [str(r.draw) for r in rows]))
+    for what, group in holdouts:
         rise, which = held_out_excess(rows, group)
         print(f"  each {what} held out: the highest rose {rise:.2f} at most ({which or '-'})")
         excess = max(excess, rise)
@@ -781,6 +863,9 @@ def fit_rows(rows: list[Decoded], seeds: tuple[int, ...]) -> tuple[np.ndarray, f
     )
     dev_report(w, sure_above(top), rows, "all development sets, without the margin")
     dev_report(w, sure_logit, rows, "all development sets")
+    draws = sorted({r.draw for r in rows})
+    for draw in draws if len(draws) > 1 else ():
+        dev_report(w, sure_logit, [r for r in rows if r.draw == draw], f"  draw {draw}")
     print("WEIGHTS = (" + ", ".join(f"{v:.3f}" for v in w[1:]) + ")")
     print(f"BIAS = {w[0]:.3f}")
     print(f"SURE_LOGIT = {sure_logit:.3f}")
@@ -962,7 +1047,16 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="--fit, --cv: MBROLA's accented English speakers (seeds 127-132) as development too",
     )
+    ap.add_argument(
+        "--draws",
+        type=str,
+        default=None,
+        help="--fit, --cv: folders of fold networks, one a training draw, comma-separated "
+        f"(default {DRAWS[0]}); the development speech is heard by each",
+    )
     args = ap.parse_args([] if argv is None else argv)  # `python -m benchmarks` passes none
+    if args.draws:
+        DRAWS[:] = [Path(d).expanduser() for d in args.draws.split(",")]
     try:
         from companion.voice.recognizer import pocketsphinx_module
 
