@@ -46,6 +46,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import unicodedata
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -520,8 +521,6 @@ SPELLING_FORMS: dict[Word, tuple[tuple[tuple[str, ...], ...], ...]] = {
 def _bare(text: str) -> str:
     """A spelling compared with the kept-aside wordings: case, accents, apostrophes, hyphens
     and spaces dropped."""
-    import unicodedata
-
     nfkd = unicodedata.normalize("NFKD", text.lower())
     return "".join(c for c in nfkd if not unicodedata.combining(c) and c not in "'- ")
 
