@@ -773,6 +773,13 @@ def dev_report(w: np.ndarray, sure_logit: float, rows: list[Decoded], label: str
     )
 
 
+def report_draws(w: np.ndarray, sure_logit: float, rows: list[Decoded]) -> None:
+    """``dev_report`` of each draw of the fold networks apart, when there are several."""
+    draws = sorted({r.draw for r in rows})
+    for draw in draws if len(draws) > 1 else ():
+        dev_report(w, sure_logit, [r for r in rows if r.draw == draw], f"  draw {draw}")
+
+
 def fit(
     seeds: tuple[int, ...],
     limit: int = 1,
@@ -800,9 +807,7 @@ def committed_report(
     rows = dev_features(seeds, 1, workers, mbrola, None, accented)
     w = np.array((BIAS, *WEIGHTS))
     dev_report(w, SURE_LOGIT, rows, "committed constants, all draws")
-    draws = sorted({r.draw for r in rows})
-    for draw in draws if len(draws) > 1 else ():
-        dev_report(w, SURE_LOGIT, [r for r in rows if r.draw == draw], f"  draw {draw}")
+    report_draws(w, SURE_LOGIT, rows)
 
 
 def held_out_excess(rows: list[Decoded], group: list[str]) -> tuple[float, str]:
@@ -863,9 +868,7 @@ def fit_rows(rows: list[Decoded], seeds: tuple[int, ...]) -> tuple[np.ndarray, f
     )
     dev_report(w, sure_above(top), rows, "all development sets, without the margin")
     dev_report(w, sure_logit, rows, "all development sets")
-    draws = sorted({r.draw for r in rows})
-    for draw in draws if len(draws) > 1 else ():
-        dev_report(w, sure_logit, [r for r in rows if r.draw == draw], f"  draw {draw}")
+    report_draws(w, sure_logit, rows)
     print("WEIGHTS = (" + ", ".join(f"{v:.3f}" for v in w[1:]) + ")")
     print(f"BIAS = {w[0]:.3f}")
     print(f"SURE_LOGIT = {sure_logit:.3f}")
