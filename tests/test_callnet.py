@@ -572,3 +572,43 @@ def test_spellings_drawn_from_parts_are_never_a_kept_wording_and_are_labelled() 
                 assert once == [WORD_LABEL[w] for w in TABLE_K[it.k]], it.spoken
     # not in the shipped network: a screening test of session 32 (docs/voice.md)
     assert not set(tc.SHIPPED_SEEDS) & set(tc.GENERATED_SEEDS)
+
+
+def test_hearings_averaged_stay_a_distribution_and_keep_a_shared_favourite() -> None:
+    from benchmarks.bench_callnet import averaged
+
+    k1, k2 = TABLE_K["K1"], TABLE_K["K2"]
+    a = {k1: math.log(0.7), k2: math.log(0.2), None: math.log(0.1)}
+    b = {k1: math.log(0.5), k2: math.log(0.4), None: math.log(0.1)}
+    out = averaged([a, b])
+    assert math.isclose(sum(math.exp(v) for v in out.values()), 1.0, rel_tol=1e-9)
+    assert max(out, key=lambda c: out[c]) == k1
+    # The mean of log-probabilities: 0.7 and 0.5 against 0.2 and 0.4 is sqrt(0.35) : sqrt(0.08).
+    assert math.isclose(out[k1] - out[k2], 0.5 * math.log(0.35 / 0.08), rel_tol=1e-9)
+    # A hearing that rules a call out (no path: -inf) does not make the others undefined.
+    c = {k1: -math.inf, k2: 0.0, None: -math.inf}
+    assert max(averaged([c, b]), key=lambda k: averaged([c, b])[k]) == k2
+
+
+def test_the_benchmark_plays_a_file_faster_as_the_training_warps_it() -> None:
+    from benchmarks.bench_callnet import played_at
+
+    tc = _train_script()
+    rng = np.random.default_rng(3)
+    x = (3000 * rng.standard_normal(12000)).astype(np.int16)
+    for speed in tc.WARPS:
+        assert np.array_equal(played_at(x, speed), tc.warp(x, speed))
+
+
+def test_networks_sharing_one_embedding_score_as_one_alone(tmp_path: Path) -> None:
+    from companion.voice.callnet import CallNet, CallNetUnavailable, SpeechEmbedding
+
+    try:
+        embed = SpeechEmbedding()
+        alone, shared = CallNet(), CallNet(embed=embed)
+    except CallNetUnavailable as exc:
+        pytest.skip(str(exc))
+    rng = np.random.default_rng(5)
+    x = (2000 * rng.standard_normal(16000)).astype(np.int16)
+    assert shared.embed is embed
+    assert alone.scores(x) == shared.scores_of(shared.log_probs_of(embed(x)))

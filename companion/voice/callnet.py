@@ -141,8 +141,10 @@ def _session(path: Path) -> Any:
 class CallNet:
     """Scores every call of table K, and talk, for one utterance; one thread, not thread-safe."""
 
-    def __init__(self, model: str | os.PathLike[str] | None = None) -> None:
-        self.embed = SpeechEmbedding()
+    def __init__(
+        self, model: str | os.PathLike[str] | None = None, embed: SpeechEmbedding | None = None
+    ) -> None:
+        self.embed = SpeechEmbedding() if embed is None else embed
         path = Path(model) if model is not None else shipped_file("models", "callnet.onnx")
         self._net = _session(path)
         self._targets: list[list[int]] = []
@@ -156,14 +158,20 @@ class CallNet:
 
     def log_probs(self, samples: np.ndarray) -> np.ndarray:
         """(T, 6) per-frame log-probabilities of blank, the four words and another word."""
-        e = self.embed(samples)
-        if e.shape[0] == 0:
+        return self.log_probs_of(self.embed(samples))
+
+    def log_probs_of(self, embeddings: np.ndarray) -> np.ndarray:
+        """The same from the utterance's embeddings (several networks may share one)."""
+        if embeddings.shape[0] == 0:
             return np.zeros((0, OTHER + 1), np.float32)
-        return np.asarray(self._net.run(None, {"embeddings": e[None]})[0][0], np.float64)
+        return np.asarray(self._net.run(None, {"embeddings": embeddings[None]})[0][0], np.float64)
 
     def scores(self, samples: np.ndarray) -> dict[Call | None, float]:
         """Each call's log-likelihood (a word said twice included), and talk's (None)."""
-        lp = self.log_probs(samples)
+        return self.scores_of(self.log_probs(samples))
+
+    def scores_of(self, lp: np.ndarray) -> dict[Call | None, float]:
+        """The same from ``log_probs``."""
         if lp.shape[0] == 0:
             return {c: -np.inf for c in (*ALL_CALLS, None)}
         ll = ctc_loglik(lp, self._targets)
