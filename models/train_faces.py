@@ -17,6 +17,7 @@ training never sees. HELD_OUT styles are left for evaluate_faces.py.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import sys
@@ -482,6 +483,51 @@ def render_crops(args: argparse.Namespace) -> tuple[CropSet, CropSet]:
     return tr, va
 
 
+def extra_family_crops(args: argparse.Namespace) -> CropSet:
+    """Crops of another split's drawing families (``--extra-families``), lettered with the
+    training typefaces only, so that the validation typefaces stay unseen; cached apart from
+    the base crops (their key does not change)."""
+    import hashlib
+
+    key = hashlib.sha256(
+        json.dumps([args.seed, args.extra_families, args.extra_family_frames]).encode()
+    )
+    for src in sorted((REPO / "companion" / "synth").glob("*.py")):
+        key.update(src.read_bytes())
+    path = Path(args.cache) / f"faces-extra-{key.hexdigest()[:16]}.npz" if args.cache else None
+    if path is not None and path.exists():
+        with np.load(path) as z:
+            return CropSet(z["images"], z["labels"], [str(x) for x in z["styles"]], z["frames"])
+    rng = np.random.default_rng(args.seed + 7)
+    n = args.extra_family_frames
+    # The split's drawings, each set lettered as a training-family set of the same number is.
+    fam = tuple(
+        dataclasses.replace(st, art=dataclasses.replace(st.art, lettering=lt.art.lettering))
+        for st, lt in zip(
+            family_styles(args.extra_families, max(1, n // 2), args.seed + 7),
+            family_styles("train", max(1, n // 2), args.seed + 8),
+            strict=True,
+        )
+    )
+    seeds = rng.integers(0, 2**31, n)
+    pd, bg, w = args.per_die, args.background, args.workers
+    out = _join(
+        make_crops(seeds[: n * 3 // 4], fam, per_die=pd, workers=w, background=bg),
+        make_crops(
+            seeds[n * 3 // 4 :], fam, per_die=pd, workers=w, size=(1280, 960), background=bg
+        ),
+    )
+    if path is not None:
+        np.savez(
+            path,
+            images=out.images,
+            labels=out.labels,
+            styles=np.asarray(out.styles, str),
+            frames=out.frames,
+        )
+    return out
+
+
 #: The arguments that decide which crops are rendered (the cache's key).
 RENDER_ARGS = (
     "seed",
@@ -547,6 +593,8 @@ def train(args: argparse.Namespace) -> None:
         tr, va = render_crops(args)
         if cache is not None:
             save_crops(cache, tr, va)
+    if args.extra_family_frames:
+        tr = _join(tr, extra_family_crops(args))
     render_seconds = time.time() - t0
     print(
         f"data: {len(tr.labels)} train crops, {len(va.labels)} validation crops, "
@@ -771,6 +819,17 @@ def main() -> None:
     )
     ap.add_argument(
         "--pip-frames", type=int, default=0, help="frames of plain pip dice, dice of unknown art"
+    )
+    ap.add_argument(
+        "--extra-families",
+        default="hard",
+        help="a development split whose drawing families --extra-family-frames draws from",
+    )
+    ap.add_argument(
+        "--extra-family-frames",
+        type=int,
+        default=0,
+        help="frames of that split's family sets, lettered with training typefaces; 0: none",
     )
     ap.add_argument("--init", default=None, help="start from this exported model (fine-tuning)")
     ap.add_argument("--pct-start", type=float, default=0.15, help="share of the steps the LR rises")

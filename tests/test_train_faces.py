@@ -297,3 +297,38 @@ def test_an_episode_batch_marks_each_crop_with_its_own_set() -> None:
     assert len({names[idx[member == j].numpy()][0] for j in range(tf.EPISODE_SETS)}) == 3
     same, none = tf.episode_batch(head, [], gen)
     assert torch.equal(same, head) and bool((none == -1).all())
+
+
+def test_extra_family_crops_draw_the_splits_drawings_lettered_by_training_typefaces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from companion.synth.families import FAMILY_SPLITS, typefaces
+
+    seen: list[Any] = []
+
+    def fake_make_crops(seeds: Any, styles: Any, **kw: Any) -> CropSet:
+        seen.append((len(seeds), styles, kw.get("size")))
+        n = len(seeds)
+        return CropSet(
+            np.zeros((n, 4, 4, 3), np.uint8), np.zeros(n, np.int64), ["s"] * n, np.arange(n)
+        )
+
+    monkeypatch.setattr(tf, "make_crops", fake_make_crops)
+    args = argparse.Namespace(
+        seed=5, extra_families="hard", extra_family_frames=8, per_die=1, background=1,
+        workers=1, cache=str(tmp_path),
+    )  # fmt: skip
+    out = tf.extra_family_crops(args)
+    assert len(out.labels) == 8 and [s[0] for s in seen] == [6, 2]
+    assert seen[1][2] == (1280, 960)  # a quarter at the camera's size
+    styles = seen[0][1]
+    hard = FAMILY_SPLITS["hard"]
+    unseen = {f"font:{t}" for split in ("validation", "held_out") for t in typefaces(split)}
+    for st in styles:
+        assert st.art.tentacle in hard["tentacle"] and st.art.elder in hard["elder"]
+        assert st.art.arrangement in hard["arrangement"]
+        assert st.art.lettering not in unseen  # validation's typefaces stay unseen
+    # Cached apart from the base crops: a second call renders nothing.
+    seen.clear()
+    again = tf.extra_family_crops(args)
+    assert not seen and np.array_equal(again.frames, out.frames)
