@@ -234,7 +234,7 @@ def training_rows(
     return [r for r in rows if without is None or ts.synth_of(r[0]["voice"]) != without]
 
 
-def train(rows: list[Row], epochs: int, seed: int) -> Any:
+def train(rows: list[Row], epochs: int, seed: int, utterance_mean: bool = False) -> Any:
     import torch
     from torch import nn
 
@@ -242,8 +242,12 @@ def train(rows: list[Row], epochs: int, seed: int) -> Any:
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
-    frames = np.concatenate([r[1] for r in rows])
-    mu, sd = frames.mean(0), frames.std(0) + 1e-3
+    if utterance_mean:  # each utterance less its own mean: the scale is of what is left
+        frames = np.concatenate([r[1] - r[1].mean(0) for r in rows if len(r[1])])
+        mu, sd = np.zeros(frames.shape[1], np.float32), frames.std(0) + 1e-3
+    else:
+        frames = np.concatenate([r[1] for r in rows])
+        mu, sd = frames.mean(0), frames.std(0) + 1e-3
 
     class Net(nn.Module):
         def __init__(self, hidden: int = 96, drop: float = 0.3) -> None:
@@ -254,7 +258,16 @@ def train(rows: list[Row], epochs: int, seed: int) -> Any:
             self.gru = nn.GRU(hidden, hidden, 2, batch_first=True, bidirectional=True, dropout=drop)
             self.out = nn.Linear(2 * hidden, LABELS)
 
-        def forward(self, x: Any) -> Any:  # x: raw embeddings (batch, T, 96)
+        def forward(self, x: Any, lengths: Any = None) -> Any:  # raw embeddings (batch, T, 96)
+            if utterance_mean:
+                # The mean over the utterance's own frames (``lengths`` in a padded batch;
+                # exported for one utterance at a time, without padding).
+                if lengths is None:
+                    x = x - x.mean(1, keepdim=True)
+                else:
+                    valid = (torch.arange(x.shape[1])[None] < lengths[:, None]).unsqueeze(-1)
+                    mean = (x * valid).sum(1, keepdim=True) / lengths.clamp(min=1)[:, None, None]
+                    x = (x - mean) * valid
             y, _ = self.gru(self.inp((x - self.mu) / self.sd))
             return self.out(y).log_softmax(-1)
 
@@ -277,11 +290,12 @@ def train(rows: list[Row], epochs: int, seed: int) -> Any:
                 # A little noise and gain on the normalised embeddings: voices never heard.
                 z = (r[1] - mu) / sd + np.random.normal(0, 0.1, r[1].shape)
                 x[k, : len(r[1])] = z * np.random.uniform(0.9, 1.1) * sd + mu
-            lp = net(torch.from_numpy(x)).transpose(0, 1)
+            lengths = torch.tensor([r[1].shape[0] for r in part])
+            lp = net(torch.from_numpy(x), lengths).transpose(0, 1)
             loss = ctc(
                 lp,
                 torch.tensor([lab for r in part for lab in r[2]]),
-                torch.tensor([r[1].shape[0] for r in part]),
+                lengths,
                 torch.tensor([len(r[2]) for r in part]),
             )
             opt.zero_grad()
@@ -347,6 +361,12 @@ def main(argv: list[str] | None = None) -> int:
         help="also seeds 133-138, the calls in spellings drawn from their parts (session 32; "
         "not in the shipped network)",
     )
+    ap.add_argument(
+        "--utterance-mean",
+        action="store_true",
+        help="each utterance's embeddings less their own mean (session 33; not in the shipped "
+        "network)",
+    )
     ap.add_argument("--epochs", type=int, default=25)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
@@ -355,7 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     rows = training_rows(args.without, args.warp, seeds, args.tempo_pitch)
     print(f"training on {len(rows)} files", flush=True)
-    net = train(rows, args.epochs, args.seed)
+    net = train(rows, args.epochs, args.seed, args.utterance_mean)
     export(net, args.out)
     print(f"wrote {args.out}")
     return 0

@@ -612,3 +612,31 @@ def test_networks_sharing_one_embedding_score_as_one_alone(tmp_path: Path) -> No
     x = (2000 * rng.standard_normal(16000)).astype(np.int16)
     assert shared.embed is embed
     assert alone.scores(x) == shared.scores_of(shared.log_probs_of(embed(x)))
+
+
+def test_a_network_normalised_per_utterance_ignores_an_utterances_offset(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    tc = _train_script()
+    rng = np.random.default_rng(0)
+    rows: list[tuple[dict[str, Any], np.ndarray, list[int]]] = [
+        ({}, rng.normal(size=(int(rng.integers(8, 20)), 96)).astype(np.float32), [1, 2])
+        for _ in range(40)
+    ]
+    net = tc.train(rows, 1, 0, utterance_mean=True)
+    x = rng.normal(size=(1, 12, 96)).astype(np.float32)
+    shift = rng.normal(size=(1, 1, 96)).astype(np.float32) * 3
+    with torch.no_grad():
+        a = net(torch.from_numpy(x))
+        b = net(torch.from_numpy(x + shift))
+        # In a padded batch the mean is over the utterance's own frames only: a batch of one
+        # with its length given reads as the utterance alone.
+        c = net(torch.from_numpy(x + shift), torch.tensor([12]))
+    assert torch.allclose(a, b, atol=1e-4)
+    assert torch.allclose(a, c, atol=1e-4)
+    out = tmp_path / "um.onnx"
+    tc.export(net, out)
+    from companion.voice.callnet import _session
+
+    got = _session(out).run(None, {"embeddings": x + shift})[0]
+    assert np.allclose(got, a.numpy(), atol=1e-4)
