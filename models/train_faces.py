@@ -22,7 +22,9 @@ import json
 import math
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -36,7 +38,7 @@ from companion.synth.crops import NOT_DIE, CropSet, make_crops  # noqa: E402
 from companion.synth.family_sets import family_styles  # noqa: E402
 from companion.synth.frame import FACES  # noqa: E402
 from companion.synth.nondie import non_die_crops  # noqa: E402
-from companion.synth.styles import TRAIN  # noqa: E402
+from companion.synth.styles import TRAIN, Style  # noqa: E402
 from companion.vision.crop import CROP_SIZE  # noqa: E402
 
 EMBED = 64
@@ -403,6 +405,17 @@ def frozen_bn(model: FaceNet) -> None:
             m.eval()
 
 
+def family_crops(seeds: np.ndarray, fam: Sequence[Style], args: argparse.Namespace) -> CropSet:
+    """Crops of family sets' frames: three quarters at 640x480, the rest at the camera's size."""
+    pd, bg, w, n = args.per_die, args.background, args.workers, len(seeds)
+    return _join(
+        make_crops(seeds[: n * 3 // 4], fam, per_die=pd, workers=w, background=bg),
+        make_crops(
+            seeds[n * 3 // 4 :], fam, per_die=pd, workers=w, size=(1280, 960), background=bg
+        ),
+    )
+
+
 def render_crops(args: argparse.Namespace) -> tuple[CropSet, CropSet]:
     """The training crops and the validation-family crops the run is watched on."""
     rng = np.random.default_rng(args.seed)
@@ -422,28 +435,7 @@ def render_crops(args: argparse.Namespace) -> tuple[CropSet, CropSet]:
         # Sets drawn from the training drawing families (families.py): the
         # validation and held-out families are never seen here.
         fam = family_styles("train", args.family_styles, args.seed)
-        fseeds = rng.integers(0, 2**31, args.family_frames)
-        tr = _join(
-            tr,
-            make_crops(
-                fseeds[: args.family_frames * 3 // 4],
-                fam,
-                per_die=pd,
-                workers=args.workers,
-                background=bg,
-            ),
-        )
-        tr = _join(
-            tr,
-            make_crops(
-                fseeds[args.family_frames * 3 // 4 :],
-                fam,
-                per_die=pd,
-                workers=args.workers,
-                size=(1280, 960),
-                background=bg,
-            ),
-        )
+        tr = _join(tr, family_crops(rng.integers(0, 2**31, args.family_frames), fam, args))
     if args.pip_frames:
         # Plain pip dice (PIP_TRAIN styles): dice whose art no motif class names.
         sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -487,18 +479,11 @@ def extra_family_crops(args: argparse.Namespace) -> CropSet:
     """Crops of another split's drawing families (``--extra-families``), lettered with the
     training typefaces only, so that the validation typefaces stay unseen; cached apart from
     the base crops (their key does not change)."""
-    import hashlib
-
-    key = hashlib.sha256(
-        json.dumps([args.seed, args.extra_families, args.extra_family_frames]).encode()
-    )
-    for src in sorted((REPO / "companion" / "synth").glob("*.py")):
-        key.update(src.read_bytes())
-    path = Path(args.cache) / f"faces-extra-{key.hexdigest()[:16]}.npz" if args.cache else None
+    values = [args.seed, args.extra_families, args.extra_family_frames]
+    path = Path(args.cache) / f"faces-extra-{_render_key(values)}.npz" if args.cache else None
     if path is not None and path.exists():
-        with np.load(path) as z:
-            return CropSet(z["images"], z["labels"], [str(x) for x in z["styles"]], z["frames"])
-    rng = np.random.default_rng(args.seed + 7)
+        (out,) = _load_sets(path, ("ex",))
+        return out
     n = args.extra_family_frames
     # The split's drawings, each set lettered as a training-family set of the same number is.
     fam = tuple(
@@ -509,22 +494,9 @@ def extra_family_crops(args: argparse.Namespace) -> CropSet:
             strict=True,
         )
     )
-    seeds = rng.integers(0, 2**31, n)
-    pd, bg, w = args.per_die, args.background, args.workers
-    out = _join(
-        make_crops(seeds[: n * 3 // 4], fam, per_die=pd, workers=w, background=bg),
-        make_crops(
-            seeds[n * 3 // 4 :], fam, per_die=pd, workers=w, size=(1280, 960), background=bg
-        ),
-    )
+    out = family_crops(np.random.default_rng(args.seed + 7).integers(0, 2**31, n), fam, args)
     if path is not None:
-        np.savez(
-            path,
-            images=out.images,
-            labels=out.labels,
-            styles=np.asarray(out.styles, str),
-            frames=out.frames,
-        )
+        _save_sets(path, {"ex": out})
     return out
 
 
@@ -543,22 +515,29 @@ RENDER_ARGS = (
 )
 
 
-def crop_cache(args: argparse.Namespace) -> Path:
-    """Where a run's rendered crops are kept: keyed by the rendering arguments and the
-    renderer's source (a changed renderer renders again)."""
+def _render_key(values: Any) -> str:
+    """A cache key of rendering arguments and the renderer's source (a changed renderer renders
+    again)."""
     import hashlib
 
-    key = hashlib.sha256(json.dumps({k: getattr(args, k) for k in RENDER_ARGS}).encode())
+    key = hashlib.sha256(json.dumps(values).encode())
     for src in sorted((REPO / "companion" / "synth").glob("*.py")):
         key.update(src.read_bytes())
-    return Path(args.cache) / f"faces-crops-{key.hexdigest()[:16]}.npz"
+    return key.hexdigest()[:16]
 
 
-def save_crops(path: Path, tr: CropSet, va: CropSet) -> None:
+def crop_cache(args: argparse.Namespace) -> Path:
+    """Where a run's rendered crops are kept: keyed by the rendering arguments and the
+    renderer's source."""
+    key = _render_key({k: getattr(args, k) for k in RENDER_ARGS})
+    return Path(args.cache) / f"faces-crops-{key}.npz"
+
+
+def _save_sets(path: Path, sets: dict[str, CropSet]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     part = path.with_suffix(".part.npz")  # a run stopped while writing leaves no half cache
     arrays = {}
-    for name, cs in (("tr", tr), ("va", va)):
+    for name, cs in sets.items():
         arrays[f"{name}_images"] = cs.images
         arrays[f"{name}_labels"] = cs.labels
         arrays[f"{name}_styles"] = np.asarray(cs.styles, dtype=str)
@@ -567,17 +546,26 @@ def save_crops(path: Path, tr: CropSet, va: CropSet) -> None:
     part.replace(path)
 
 
-def load_crops(path: Path) -> tuple[CropSet, CropSet]:
+def _load_sets(path: Path, names: Sequence[str]) -> list[CropSet]:
     with np.load(path) as z:
-        return tuple(  # type: ignore[return-value]
+        return [
             CropSet(
                 z[f"{n}_images"],
                 z[f"{n}_labels"],
                 [str(x) for x in z[f"{n}_styles"]],
                 z[f"{n}_frames"],
             )
-            for n in ("tr", "va")
-        )
+            for n in names
+        ]
+
+
+def save_crops(path: Path, tr: CropSet, va: CropSet) -> None:
+    _save_sets(path, {"tr": tr, "va": va})
+
+
+def load_crops(path: Path) -> tuple[CropSet, CropSet]:
+    tr, va = _load_sets(path, ("tr", "va"))
+    return tr, va
 
 
 def train(args: argparse.Namespace) -> None:
