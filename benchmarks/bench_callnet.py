@@ -28,7 +28,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 from benchmarks import voice_testset as ts  # noqa: E402
-from benchmarks.bench_voice import CACHE, KEPT_SYNTHS, dev_parts  # noqa: E402
+from benchmarks.bench_voice import CACHE, dev_parts  # noqa: E402
 from benchmarks.machine import describe  # noqa: E402
 from companion.rules import Call  # noqa: E402
 from companion.rules.calls import call_text  # noqa: E402
@@ -65,13 +65,10 @@ def played_at(samples: np.ndarray, speed: float) -> np.ndarray:
 
 
 def averaged(posts: list[Post]) -> Post:
-    """Several hearings' log-probabilities of the same calls and talk, averaged and normalised."""
-    keys = list(posts[0])
-    v = np.mean([[p[k] for k in keys] for p in posts], axis=0)
-    if not np.all(np.isfinite(v)):
-        v = np.where(np.isfinite(v), v, -1e9)
-    v = v - (v.max() + np.log(np.sum(np.exp(v - v.max()))))
-    return dict(zip(keys, map(float, v), strict=True))
+    """Several hearings' log-probabilities of the same calls and talk, averaged and normalised
+    again over the same calls and talk (``callnet.posteriors``)."""
+    mean = {k: float(np.mean([p[k] for p in posts])) for k in posts[0]}
+    return posteriors(mean, [k for k in mean if k is not None])
 
 
 @dataclass
@@ -103,7 +100,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--speeds", default="", help="e.g. 0.95,1.05: also heard at these speeds")
     ap.add_argument("--draws", default=",".join(str(CACHE / d) for d in DEFAULT_DRAWS))
     args = ap.parse_args(argv)
-    assert args.synth not in KEPT_SYNTHS
     fresh = None
     if args.fresh:
         a, _, b = args.fresh.partition("-")
