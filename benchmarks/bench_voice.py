@@ -411,18 +411,21 @@ def _recognizer(voice: str) -> Recognizer:
     return rec
 
 
-#: Folders of fold networks (``fold_net``), one a training draw: the first hears the
-#: development speech (``feature_rows``), the others hear it again (``drawn_rows``). Two
-#: trainings of one network differ by 1-2 points (docs/voice.md, session 31), and the
-#: confidence's margin moves with them (session 30), so the fit can rest on several.
-DRAWS: list[Path] = [CACHE / "callnet"]
+#: The fold networks that hear the development speech with pocketsphinx (``feature_rows``).
+BASE_DRAW = CACHE / "callnet"
+#: Folders of fold networks (``fold_net``), one a training draw, that the fit rests on: the
+#: base draw's opinions are ``feature_rows``' own, any other draw hears the files again
+#: (``drawn_rows``). Two trainings of one network differ by 1-2 points (docs/voice.md,
+#: session 31), and the confidence's margin moves with them (session 30), so the fit can
+#: rest on several; a network changed in kind is fitted on its draws alone.
+DRAWS: list[Path] = [BASE_DRAW]
 
 
 def fold_net(synth: str, draw: Path | None = None) -> Path:
     """The call network trained without one development synthesiser (models/train_callnet.py
     --without): development speech is heard by a network that never heard its voice, as
     the kept-aside sets and a real table are."""
-    return (DRAWS[0] if draw is None else draw) / f"without-{synth}.onnx"
+    return (BASE_DRAW if draw is None else draw) / f"without-{synth}.onnx"
 
 
 def _callnet_for(synth: str) -> Any:
@@ -495,7 +498,7 @@ class Decoded:
     talk: bool
     narrowed: bool
     voice: str
-    #: Which draw of the fold networks heard it (``--draws``: 0 is ``callnet/``).
+    #: Which draw of the fold networks heard it (its place in ``--draws``).
     draw: int = 0
 
 
@@ -644,11 +647,12 @@ def feature_rows(folder: Path, items: list[ts.Item], workers: int = 1) -> list[d
 
 
 def drawn_rows(folder: Path, items: list[ts.Item], workers: int = 1) -> list[list[dict[str, Any]]]:
-    """``feature_rows`` as heard by each draw of the fold networks (``DRAWS``), the first's first.
+    """``feature_rows`` as heard by each draw of the fold networks (``DRAWS``), in their order.
 
-    Only the call network's opinion depends on the draw: the other draws' rows are the
-    first's with ``net`` heard again by that draw's network (the whole file, as
-    ``Recognizer.features`` hears it), cached beside the set under the networks' hash.
+    Only the call network's opinion depends on the draw: the base draw's rows are
+    ``feature_rows``' own, another draw's are those with ``net`` heard again by its network
+    (the whole file, as ``Recognizer.features`` hears it), cached beside the set under the
+    networks' hash.
     """
     import hashlib
     import json
@@ -656,9 +660,12 @@ def drawn_rows(folder: Path, items: list[ts.Item], workers: int = 1) -> list[lis
     from companion.voice.callnet import CallNet, posteriors
 
     first = feature_rows(folder, items, workers)
-    out = [first]
+    out = []
     synths = sorted({ts.synth_of(it.voice) for it in items} - set(KEPT_SYNTHS))
-    for draw in DRAWS[1:]:
+    for draw in DRAWS:
+        if draw.resolve() == BASE_DRAW.resolve():
+            out.append(first)
+            continue
         h = hashlib.sha1(json.dumps([r["file"] for r in first]).encode())
         for synth in synths:
             path = fold_net(synth, draw)
@@ -1055,7 +1062,8 @@ def main(argv: list[str] | None = None) -> int:
         type=str,
         default=None,
         help="--fit, --cv: folders of fold networks, one a training draw, comma-separated "
-        f"(default {DRAWS[0]}); the development speech is heard by each",
+        f"(default {BASE_DRAW}); the development speech is heard by each (pocketsphinx's "
+        "features stay those heard with the default's)",
     )
     args = ap.parse_args([] if argv is None else argv)  # `python -m benchmarks` passes none
     if args.draws:

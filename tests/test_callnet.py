@@ -523,6 +523,7 @@ def test_a_second_draw_hears_each_file_again_with_its_own_networks(
     monkeypatch.setattr(callnet, "CallNet", Net)
     monkeypatch.setattr(bv, "feature_rows", lambda folder, items, workers=1: rows)
     monkeypatch.setattr(bv, "read_wav", lambda path: np.zeros(1600, np.int16))
+    monkeypatch.setattr(bv, "BASE_DRAW", first)
     monkeypatch.setattr(bv, "DRAWS", [first, second])
     drawn = bv.drawn_rows(tmp_path, items)
     assert len(drawn) == 2 and drawn[0] is rows
@@ -536,6 +537,15 @@ def test_a_second_draw_hears_each_file_again_with_its_own_networks(
     # heard once: the second time comes from the cache beside the set
     heard_by.clear()
     assert bv.drawn_rows(tmp_path, items)[1] == drawn[1] and heard_by == []
+    # draws that are not the base (a network changed in kind) each hear every file
+    third = tmp_path / "third"
+    third.mkdir()
+    (third / "without-espeak-ng.onnx").write_bytes(b"third")
+    monkeypatch.setattr(bv, "DRAWS", [third, second])
+    reheard = bv.drawn_rows(tmp_path, items)
+    assert heard_by == ["third", "third"] and reheard[1] == drawn[1]
+    assert len(reheard) == 2 and reheard[0][0]["net"] == drawn[1][0]["net"]  # one Net, one answer
+    assert reheard[0][2] is rows[2]
 
 
 def test_spellings_drawn_from_parts_are_never_a_kept_wording_and_are_labelled() -> None:
