@@ -1,7 +1,7 @@
 """Reading rendered frames end to end, after enrolment: the figures issue #4 sets.
 
     python benchmarks/bench_read.py [--split held-out|validation] [--frames 200]
-        [--finder net|classic|both]
+        [--finder judged|net|classic|both]
     python benchmarks/bench_read.py --split validation --sweep     # how NetSettings were chosen
 
 Frames are `render_frame(seed, styles=...)` at 1280x960 (held-out styles: seeds
@@ -9,7 +9,12 @@ Frames are `render_frame(seed, styles=...)` at 1280x960 (held-out styles: seeds
 bench_detect_net.py. For each frame the table's dice set(s) are enrolled the
 way `vision enroll` does it: one frame per motif with 12 dice of the set, the
 dice found by the same finder, `fit_profile`; then the frame is read with that
-profile (and, for comparison, with the shipped model alone). Scores by
+profile (and, for comparison, with the shipped model alone). ``--finder judged``
+(the default since session 34) finds, cuts and reads as `vision read` and `vision
+enroll` do: the learned finder's candidates judged by the face model, with the
+profile when there is one (judged.py), so a find the profile knows is no die of
+this table is dropped, not counted a phantom `?`; the others read a finder's
+finds with the face model, as before session 34. Scores by
 companion.evaluation.scoring: a die whose top face is partly outside the frame is
 half hidden, and '?' is right for it (VISION.md), a wrong motif is not.
 Set BENCH_CACHE=/some/dir to reuse rendered frames between runs.
@@ -38,6 +43,7 @@ from companion.synth.styles import VALIDATION  # noqa: E402
 from companion.vision.classify import FaceClassifier, default_enrol_model_path  # noqa: E402
 from companion.vision.detect_net import NetSettings, find_dice_net  # noqa: E402
 from companion.vision.finders import Finder, make_finder  # noqa: E402
+from companion.vision.judged import find_and_read, judged_finder  # noqa: E402
 
 SPLITS = {"held-out": (HELD_OUT, 5000), "validation": (VALIDATION, 7000)}
 
@@ -47,15 +53,23 @@ def score(
     finder: Finder,
     clf: FaceClassifier,
     enroller: SimulatedEnrolment | None,
+    judged: bool = False,
 ) -> tuple[Tally, list[float]]:
+    """Every frame found and read, with its table's profile when there is an ``enroller``;
+    ``judged``: as `vision read` reads (find_and_read, with ``clf`` judging), not ``finder``."""
     tally = Tally()
     times = []
     for f in frames_:
         h, w = f.image.shape[:2]
+        clf.profile = None  # a table's enrolment frames are found before it has a profile
         clf.profile = enroller.profile([d.style for d in f.dice]) if enroller and f.dice else None
         t0 = time.perf_counter()
-        found = finder(f.image)
-        reads = clf.read(f.image, [d.corners for d in found]) if found else []
+        if judged:
+            both = find_and_read(f.image, clf)
+            found, reads = [d for d, _ in both], [r for _, r in both]
+        else:
+            found = finder(f.image)
+            reads = clf.read(f.image, [d.corners for d in found]) if found else []
         times.append((time.perf_counter() - t0) * 1000)
         got = [
             (d.center[0], d.center[1], r.face if d.clean else "?")
@@ -119,7 +133,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--split", choices=tuple(SPLITS), default="held-out")
     ap.add_argument("--frames", type=int, default=200)
-    ap.add_argument("--finder", choices=("net", "classic", "both"), default="net")
+    ap.add_argument(
+        "--finder",
+        choices=("judged", "net", "classic", "both"),
+        default="judged",
+        help="judged: find, cut and read as `vision read` and `vision enroll` do (default); "
+        "the others: that finder's finds read by the face model (as before session 34)",
+    )
     ap.add_argument("--sweep", action="store_true")
     args = ap.parse_args(argv)
     styles, first = SPLITS[args.split]
@@ -128,17 +148,20 @@ def main(argv: list[str] | None = None) -> int:
     if args.sweep:
         sweep(fr, clf)
         return 0
-    finder = make_finder(args.finder)
+    judged = args.finder == "judged"
+    finder = judged_finder(clf) if judged else make_finder(args.finder)
     for f in itertools.islice(fr, 1):
         finder(f.image), clf.read(f.image, [d.corners for d in f.dice[:1]])  # warm up
     print(
         f"{args.split}: {len(fr)} frames 1280x960 (seeds {first}..{first + len(fr) - 1}), finder "
         f"{args.finder}"
     )
-    t, ms = score(fr, finder, clf, None)
+    t, ms = score(fr, finder, clf, None, judged)
     print(report("shipped model", t, ms), flush=True)
     enrol_clf = FaceClassifier(default_enrol_model_path())  # profiles read with the enrolment model
-    t, ms = score(fr, finder, enrol_clf, SimulatedEnrolment(enrol_clf, finder))
+    # enrolment frames are cut as `vision enroll` cuts them: by the finder before any profile
+    enrol_finder = judged_finder(enrol_clf) if judged else finder
+    t, ms = score(fr, finder, enrol_clf, SimulatedEnrolment(enrol_clf, enrol_finder), judged)
     print(report("after enrolment", t, ms), flush=True)
     return 0
 
