@@ -72,22 +72,32 @@ def dev_set(seed: int, mbrola: bool = False) -> Path:
 #: seeds 127-132): never in the shipped call network's training, so ``--accented`` may fit the
 #: confidence on them as development voices (heard by the network without MBROLA).
 ACCENT_SEEDS = tuple(range(127, 133))
+#: Session 32's calls said in spellings drawn from parts (``train_callnet.py --generated``),
+#: by espeak-ng's training voices and MBROLA's: in no shipped or fold network's training and in
+#: no choice of the lexicon, so wordings new to both listeners (``--seeds``, ``--judge``).
+GENERATED_SEEDS = tuple(range(133, 139))
+#: Training seeds that may be development speech (no network that hears them learnt them).
+UNHEARD_SEEDS = ACCENT_SEEDS + GENERATED_SEEDS
 
 
 def dev_parts(
     seeds: tuple[int, ...], mbrola: bool = False, accented: bool = False
 ) -> list[tuple[int, Path, list[ts.Item]]]:
     """(seed, folder, items) of every development set of the seeds: espeak-ng and flite's, and
-    MBROLA's beside them when asked; with ``accented`` the accented MBROLA speakers' sets."""
+    MBROLA's beside them when asked; a seed of ``UNHEARD_SEEDS`` is that training folder; with
+    ``accented`` the accented MBROLA speakers' sets."""
     parts = [
         (seed, dev_set(seed, m), ensure_dev(seed, m))
         for seed in seeds
+        if seed not in UNHEARD_SEEDS
         for m in ((False, True) if mbrola else (False,))
     ]
-    for seed in ACCENT_SEEDS if accented else ():
+    unheard = [s for s in seeds if s in UNHEARD_SEEDS]
+    for seed in (*unheard, *(s for s in ACCENT_SEEDS if accented and s not in unheard)):
         folder = CACHE / f"voice-train-seed{seed}"
         if not (folder / "manifest.jsonl").exists():
-            raise SystemExit(f"{folder} is missing: python models/train_callnet.py --accented")
+            how = "--accented" if seed in ACCENT_SEEDS else "--generated"
+            raise SystemExit(f"{folder} is missing: python models/train_callnet.py {how}")
         parts.append((seed, folder, ts.load(folder / "manifest.jsonl")))
     return parts
 
@@ -793,15 +803,27 @@ def fit(
     workers: int = 1,
     mbrola: bool = False,
     accented: bool = False,
+    judge: tuple[int, ...] = (),
 ) -> None:
     """Fit the choice's bonuses, then WEIGHTS, BIAS and SURE_LOGIT on the development sets,
-    and print them."""
+    and print them; with ``judge``, the committed constants and the refit on those seeds
+    (never fitted on) too."""
     committed_report(seeds, workers, mbrola, accented)
     bonuses = fit_bonuses(seeds, workers, mbrola, accented)
     fitted = seeds + ACCENT_SEEDS if accented else seeds
-    fit_rows(dev_features(seeds, limit, workers, mbrola, bonuses, accented), fitted)
+    w, sure_logit = fit_rows(dev_features(seeds, limit, workers, mbrola, bonuses, accented), fitted)
     print(f"HEARD_BONUS = {bonuses[0]:g}")
     print(f"SECOND_BONUS = {bonuses[1]:g}")
+    if judge:
+        from companion.voice.recognizer import BIAS, SURE_LOGIT, WEIGHTS
+
+        label = f"seeds {', '.join(map(str, judge))}, never fitted on"
+        committed = dev_features(judge, 1, workers, mbrola)
+        dev_report(np.array((BIAS, *WEIGHTS)), SURE_LOGIT, committed, f"committed, {label}")
+        report_draws(np.array((BIAS, *WEIGHTS)), SURE_LOGIT, committed)
+        refit = dev_features(judge, 1, workers, mbrola, bonuses)
+        dev_report(w, sure_logit, refit, f"refitted, {label}")
+        report_draws(w, sure_logit, refit)
 
 
 def committed_report(
@@ -1037,7 +1059,16 @@ def main(argv: list[str] | None = None) -> int:
         "--seeds",
         type=str,
         default=None,
-        help="development seeds to use, e.g. 1,2 (default 1,2,3,4,5)",
+        help="development seeds to use, e.g. 1,2 (default 1,2,3,4,5); training seeds no network "
+        f"heard too ({UNHEARD_SEEDS[0]}-{UNHEARD_SEEDS[-1]}: models/train_callnet.py "
+        "--accented, --generated)",
+    )
+    ap.add_argument(
+        "--judge",
+        type=str,
+        default=None,
+        help="--fit: seeds to measure the committed constants and the refit on, not fitted on "
+        "(e.g. 136,137,138)",
     )
     ap.add_argument(
         "--errors", action="store_true", help="list every file not heard right (narrowed)"
@@ -1084,7 +1115,11 @@ def main(argv: list[str] | None = None) -> int:
         if ts.KEPT_SEED in seeds:
             print(f"bench_voice: seed {ts.KEPT_SEED} is the kept-aside set's", file=sys.stderr)
             return 2
-        fit(seeds, args.limit or 1, args.workers, args.mbrola, args.accented)
+        judge = tuple(int(x) for x in args.judge.split(",")) if args.judge else ()
+        if set(judge) & set(seeds) or ts.KEPT_SEED in judge:
+            print("bench_voice: --judge takes seeds the fit does not", file=sys.stderr)
+            return 2
+        fit(seeds, args.limit or 1, args.workers, args.mbrola, args.accented, judge)
         return 0
     if args.cv:
         seeds = tuple(int(x) for x in args.seeds.split(",")) if args.seeds else ts.DEV_SEEDS

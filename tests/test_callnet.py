@@ -441,7 +441,7 @@ def test_accented_is_threaded_to_every_development_read(monkeypatch: pytest.Monk
         monkeypatch.setattr(bv, "fit_bonuses", real_fit_bonuses)
     # main passes the flag for --fit and --cv, and only with it
     got: list[tuple[str, bool]] = []
-    monkeypatch.setattr(bv, "fit", lambda s, lim, w, m, a=False: got.append(("fit", a)))
+    monkeypatch.setattr(bv, "fit", lambda s, lim, w, m, a=False, j=(): got.append(("fit", a)))
     monkeypatch.setattr(bv, "cross_validate", lambda s, w, m, a=False: got.append(("cv", a)))
     import companion.voice.recognizer as rz
 
@@ -449,6 +449,11 @@ def test_accented_is_threaded_to_every_development_read(monkeypatch: pytest.Monk
     for argv in (["--fit", "--accented"], ["--cv", "--accented"], ["--fit"], ["--cv"]):
         assert bv.main(argv) == 0
     assert got == [("fit", True), ("cv", True), ("fit", False), ("cv", False)]
+    # --judge reaches the fit, and never with a seed the fit is fitted on
+    judged: list[tuple[int, ...]] = []
+    monkeypatch.setattr(bv, "fit", lambda s, lim, w, m, a=False, j=(): judged.append(j))
+    assert bv.main(["--fit", "--seeds", "1,2", "--judge", "3,4"]) == 0 and judged == [(3, 4)]
+    assert bv.main(["--fit", "--seeds", "1,2", "--judge", "2,3"]) == 2 and judged == [(3, 4)]
 
 
 def test_the_safety_margin_covers_a_second_draw_of_the_fold_networks() -> None:
@@ -650,3 +655,30 @@ def test_a_network_normalised_per_utterance_ignores_an_utterances_offset(tmp_pat
 
     got = _session(out).run(None, {"embeddings": x + shift})[0]
     assert np.allclose(got, a.numpy(), atol=1e-4)
+
+
+def test_unheard_training_seeds_are_development_sets_and_the_rest_stay_development(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import dataclasses
+    import json
+
+    from benchmarks import bench_voice as bv
+    from benchmarks import voice_testset as ts
+
+    item = ts.Item(
+        "a.wav", None, None, "talk", "espeak-ng:en-us", 175, 50, None, None, 0.0, "I", ""
+    )
+    for name in ("voice-train-seed133", "voice-dev-v5-seed1"):
+        (tmp_path / name).mkdir()
+        line = json.dumps(dataclasses.asdict(item) | {"file": f"{name}.wav"})
+        (tmp_path / name / "manifest.jsonl").write_text(line + "\n", encoding="utf-8")
+    monkeypatch.setattr(bv, "CACHE", tmp_path)
+    parts = bv.dev_parts((1, 133))
+    assert [(s, f.name, [it.file for it in items]) for s, f, items in parts] == [
+        (1, "voice-dev-v5-seed1", ["voice-dev-v5-seed1.wav"]),
+        (133, "voice-train-seed133", ["voice-train-seed133.wav"]),
+    ]
+    with pytest.raises(SystemExit, match="--generated"):
+        bv.dev_parts((134,))
+    assert set(bv.GENERATED_SEEDS) <= set(bv.UNHEARD_SEEDS) and ts.KEPT_SEED not in bv.UNHEARD_SEEDS
