@@ -818,9 +818,9 @@ def fit(
         from companion.voice.recognizer import BIAS, SURE_LOGIT, WEIGHTS
 
         label = f"seeds {', '.join(map(str, judge))}, never fitted on"
-        committed = dev_features(judge, 1, workers, mbrola)
-        dev_report(np.array((BIAS, *WEIGHTS)), SURE_LOGIT, committed, f"committed, {label}")
-        report_draws(np.array((BIAS, *WEIGHTS)), SURE_LOGIT, committed)
+        committed, w_committed = dev_features(judge, 1, workers, mbrola), np.array((BIAS, *WEIGHTS))
+        dev_report(w_committed, SURE_LOGIT, committed, f"committed, {label}")
+        report_draws(w_committed, SURE_LOGIT, committed)
         refit = dev_features(judge, 1, workers, mbrola, bonuses)
         dev_report(w, sure_logit, refit, f"refitted, {label}")
         report_draws(w, sure_logit, refit)
