@@ -328,6 +328,21 @@ def export(net: Any, out: Path) -> None:
     )
 
 
+def generated_seeds(ap: argparse.ArgumentParser, span: str | None) -> tuple[int, ...]:
+    """``--generated``'s seeds: none, all of ``GENERATED_SEEDS``, or a range A-B of them (so
+    that the rest stay spellings no network heard, to judge on)."""
+    if span is None:
+        return ()
+    first, _, last = span.partition("-")
+    try:
+        seeds = tuple(range(int(first), int(last or first) + 1))
+    except ValueError:
+        ap.error(f"--generated takes a range of seeds such as 133-135, not {span!r}")
+    if not seeds or not set(seeds) <= set(GENERATED_SEEDS):
+        ap.error(f"--generated: {span} is not within {GENERATED_SEEDS[0]}-{GENERATED_SEEDS[-1]}")
+    return seeds
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, default=ROOT / "models" / "callnet.onnx")
@@ -357,9 +372,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--generated",
-        action="store_true",
-        help="also seeds 133-138, the calls in spellings drawn from their parts (session 32; "
-        "not in the shipped network)",
+        nargs="?",
+        const=f"{GENERATED_SEEDS[0]}-{GENERATED_SEEDS[-1]}",
+        default=None,
+        metavar="A-B",
+        help="also seeds 133-138 (or A-B of them), the calls in spellings drawn from their "
+        "parts (session 32; not in the shipped network)",
     )
     ap.add_argument(
         "--utterance-mean",
@@ -370,9 +388,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--epochs", type=int, default=25)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    seeds = (SEEDS if args.accented else SHIPPED_SEEDS) + (
-        GENERATED_SEEDS if args.generated else ()
-    )
+    seeds = (SEEDS if args.accented else SHIPPED_SEEDS) + generated_seeds(ap, args.generated)
     rows = training_rows(args.without, args.warp, seeds, args.tempo_pitch)
     print(f"training on {len(rows)} files", flush=True)
     net = train(rows, args.epochs, args.seed, args.utterance_mean)

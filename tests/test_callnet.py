@@ -589,6 +589,20 @@ def test_spellings_drawn_from_parts_are_never_a_kept_wording_and_are_labelled() 
     assert not set(tc.SHIPPED_SEEDS) & set(tc.GENERATED_SEEDS)
 
 
+def test_generated_seeds_may_be_a_part_so_the_rest_stays_unheard() -> None:
+    import argparse
+
+    tc = _train_script()
+    ap = argparse.ArgumentParser()
+    assert tc.generated_seeds(ap, None) == ()
+    assert tc.generated_seeds(ap, "133-138") == tc.GENERATED_SEEDS
+    assert tc.generated_seeds(ap, "133-135") == (133, 134, 135)
+    assert tc.generated_seeds(ap, "137") == (137,)
+    for bad in ("120-135", "136-140", "a-b", "135-133"):
+        with pytest.raises(SystemExit):
+            tc.generated_seeds(ap, bad)
+
+
 def test_hearings_averaged_stay_a_distribution_and_keep_a_shared_favourite() -> None:
     from benchmarks.bench_callnet import averaged
 
