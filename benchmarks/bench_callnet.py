@@ -1,7 +1,7 @@
 """The call network alone, as each draw of the fold networks hears a development synthesiser.
 
     python -m benchmarks.bench_callnet --synth flite|mbrola|espeak-ng [--fresh 101-112]
-        [--speeds 0.95,1.05] [--draws DIR,DIR,...]
+        [--speeds 0.95,1.05] [--draws DIR,DIR,...] [--unheard-after 133-135]
 
 A synthesiser's development files (seeds 1-5, calls and table talk) are heard by the call
 network trained without it (``models/train_callnet.py --without``) of every draw (``--draws``:
@@ -12,12 +12,15 @@ no choice was made on them. Printed per draw and their mean: the best guess amon
 calls and talk (``callnet.posteriors``), right for how many calls, and how much talk it takes
 for a call. ``--speeds`` also hears each file played that many times as fast (pitch moving with
 it, as the training's warped copies) and averages the opinions (docs/voice.md, session 33).
-Never the kept-aside synthesisers (festival, Pico).
+``--unheard-after A-B`` also counts, apart, the calls whose every word is said in a spelling
+that no call of training seeds A-B says (session 35: networks trained on the generated
+spellings of 133-135, heard on 136-138's). Never the kept-aside synthesisers (festival, Pico).
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from dataclasses import dataclass
@@ -59,6 +62,25 @@ def items_of(synth: str, fresh: range | None) -> list[tuple[Path, ts.Item]]:
     return out
 
 
+def spellings(text: str) -> set[str]:
+    """The words of a spoken call, as written, without case or punctuation ("Ph'nglui!" and
+    "phnglui" are one spelling)."""
+    return {w for w in (re.sub(r"[^a-z]", "", t) for t in re.split(r"[\s,!]+", text.lower())) if w}
+
+
+def spellings_said(seeds: range) -> set[str]:
+    """Every spelling a call of these training seeds says (their manifests' ``spoken``)."""
+    out: set[str] = set()
+    for seed in seeds:
+        folder = CACHE / f"voice-train-seed{seed}"
+        if not (folder / "manifest.jsonl").exists():
+            raise SystemExit(f"{folder} is missing: python models/train_callnet.py makes it")
+        for it in ts.load(folder / "manifest.jsonl"):
+            if it.call is not None:
+                out |= spellings(it.spoken)
+    return out
+
+
 def played_at(samples: np.ndarray, speed: float) -> np.ndarray:
     """The samples played ``speed`` times as fast (and as high)."""
     return to_int16(resample(samples.astype(np.float64), round(RATE * speed), RATE))
@@ -77,8 +99,11 @@ class Tally:
     right: int = 0
     talk: int = 0
     talk_as_call: int = 0
+    #: Calls said only in spellings unheard in ``--unheard-after``'s seeds, and how many right.
+    unheard: int = 0
+    unheard_right: int = 0
 
-    def add(self, said: str | None, post: Post) -> None:
+    def add(self, said: str | None, post: Post, unheard: bool = False) -> None:
         best = max(post, key=lambda k: post[k])
         heard = None if best is None else call_text(best)
         if said is None:
@@ -87,10 +112,20 @@ class Tally:
         else:
             self.calls += 1
             self.right += heard == said
+            self.unheard += unheard
+            self.unheard_right += unheard and heard == said
 
     @property
     def pct(self) -> float:
         return 100 * self.right / max(1, self.calls)
+
+
+def seed_range(ap: argparse.ArgumentParser, span: str) -> range:
+    """``A-B`` (or ``A``) as the seeds it names."""
+    m = re.fullmatch(r"(\d+)(?:-(\d+))?", span)
+    if m is None or int(m[2] or m[1]) < int(m[1]):
+        ap.error(f"seeds are a range such as 133-135, not {span!r}")
+    return range(int(m[1]), int(m[2] or m[1]) + 1)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -99,11 +134,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fresh", help="training seeds A-B instead of the development sets")
     ap.add_argument("--speeds", default="", help="e.g. 0.95,1.05: also heard at these speeds")
     ap.add_argument("--draws", default=",".join(str(CACHE / d) for d in DEFAULT_DRAWS))
+    ap.add_argument(
+        "--unheard-after", help="training seeds A-B: also the calls in spellings none of them says"
+    )
     args = ap.parse_args(argv)
-    fresh = None
-    if args.fresh:
-        a, _, b = args.fresh.partition("-")
-        fresh = range(int(a), int(b or a) + 1)
+    fresh = seed_range(ap, args.fresh) if args.fresh else None
+    seen = spellings_said(seed_range(ap, args.unheard_after)) if args.unheard_after else None
     speeds = [float(s) for s in args.speeds.split(",") if s]
     draws = [Path(d).expanduser() for d in args.draws.split(",")]
     paths = [d / f"without-{args.synth}.onnx" for d in draws]
@@ -127,19 +163,25 @@ def main(argv: list[str] | None = None) -> int:
         allowed = calls_for(tuple(it.roll), tuple(it.layout))
         if not allowed:
             continue
+        unheard = seen is not None and it.call is not None and not (spellings(it.spoken) & seen)
         x = read_wav(folder / it.file)
         embs = [embed(x)] + [embed(played_at(x, s)) for s in speeds]
         for d, net in enumerate(nets):
             posts = [posteriors(net.scores_of(net.log_probs_of(e)), allowed) for e in embs]
-            tallies[("plain", d)].add(it.call, posts[0])
+            tallies[("plain", d)].add(it.call, posts[0], unheard)
             if speeds:
-                tallies[("speeds", d)].add(it.call, averaged(posts))
+                tallies[("speeds", d)].add(it.call, averaged(posts), unheard)
     for v in variants:
         rows = [tallies[(v, d)] for d in range(len(nets))]
         for d, t in enumerate(rows):
             print(
                 f"  {v:6s} {draws[d]}: best guess {t.pct:.2f} % of {t.calls} calls; "
                 f"talk heard as a call {t.talk_as_call} of {t.talk}"
+                + (
+                    f"; calls in unheard spellings {t.unheard_right} right of {t.unheard}"
+                    if seen is not None
+                    else ""
+                )
             )
         print(
             f"  {v:6s} mean of {len(rows)} draws: {np.mean([t.pct for t in rows]):.2f} %, "

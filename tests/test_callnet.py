@@ -696,3 +696,26 @@ def test_unheard_training_seeds_are_development_sets_and_the_rest_stay_developme
     with pytest.raises(SystemExit, match="--generated"):
         bv.dev_parts((134,))
     assert set(bv.GENERATED_SEEDS) <= set(bv.UNHEARD_SEEDS) and ts.KEPT_SEED not in bv.UNHEARD_SEEDS
+
+
+def test_a_spelling_is_a_word_as_written_whatever_its_case_and_punctuation() -> None:
+    from benchmarks.bench_callnet import spellings
+
+    assert spellings("Ph'nglui, Cthulhu!") == {"phnglui", "cthulhu"}
+    assert spellings("IAA!,Ka-tul-hu  fhtagn") == {"iaa", "katulhu", "fhtagn"}
+    # A call shares a spelling with another only through a whole word.
+    assert not spellings("Iaa! Kthulhu!") & spellings("Iaah! Kthulu!")
+    assert spellings("!! , ") == set()
+
+
+def test_the_benchmark_takes_seeds_as_a_range_and_refuses_others() -> None:
+    import argparse
+
+    from benchmarks.bench_callnet import seed_range
+
+    ap = argparse.ArgumentParser()
+    assert seed_range(ap, "133-135") == range(133, 136)
+    assert seed_range(ap, "136") == range(136, 137)
+    for bad in ("135-133", "a-b", "-3", "1-"):
+        with pytest.raises(SystemExit):
+            seed_range(ap, bad)
