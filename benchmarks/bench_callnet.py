@@ -120,14 +120,6 @@ class Tally:
         return 100 * self.right / max(1, self.calls)
 
 
-def seed_range(ap: argparse.ArgumentParser, span: str) -> range:
-    """``A-B`` (or ``A``) as the seeds it names."""
-    m = re.fullmatch(r"(\d+)(?:-(\d+))?", span)
-    if m is None or int(m[2] or m[1]) < int(m[1]):
-        ap.error(f"seeds are a range such as 133-135, not {span!r}")
-    return range(int(m[1]), int(m[2] or m[1]) + 1)
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--synth", choices=DEV_SYNTHS, required=True)
@@ -138,8 +130,8 @@ def main(argv: list[str] | None = None) -> int:
         "--unheard-after", help="training seeds A-B: also the calls in spellings none of them says"
     )
     args = ap.parse_args(argv)
-    fresh = seed_range(ap, args.fresh) if args.fresh else None
-    seen = spellings_said(seed_range(ap, args.unheard_after)) if args.unheard_after else None
+    fresh = ts.seed_range(ap, args.fresh) if args.fresh else None
+    seen = spellings_said(ts.seed_range(ap, args.unheard_after)) if args.unheard_after else None
     speeds = [float(s) for s in args.speeds.split(",") if s]
     draws = [Path(d).expanduser() for d in args.draws.split(",")]
     paths = [d / f"without-{args.synth}.onnx" for d in draws]

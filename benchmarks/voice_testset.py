@@ -825,6 +825,14 @@ def generate(out: Path, items: list[Item], lead: float = 0.4, tail: float = 0.6)
     return manifest
 
 
+def seed_range(ap: argparse.ArgumentParser, span: str) -> range:
+    """``A-B`` (or ``A``) as the seeds it names."""
+    m = re.fullmatch(r"(\d+)(?:-(\d+))?", span)
+    if m is None or int(m[2] or m[1]) < int(m[1]):
+        ap.error(f"seeds are a range such as 133-135, not {span!r}")
+    return range(int(m[1]), int(m[2] or m[1]) + 1)
+
+
 def load(manifest: Path) -> list[Item]:
     return [
         Item(**json.loads(line))

@@ -333,11 +333,7 @@ def generated_seeds(ap: argparse.ArgumentParser, span: str | None) -> tuple[int,
     that the rest stay spellings no network heard, to judge on)."""
     if span is None:
         return ()
-    first, _, last = span.partition("-")
-    try:
-        seeds = tuple(range(int(first), int(last or first) + 1))
-    except ValueError:
-        ap.error(f"--generated takes a range of seeds such as 133-135, not {span!r}")
+    seeds = tuple(ts.seed_range(ap, span))
     if not seeds or not set(seeds) <= set(GENERATED_SEEDS):
         ap.error(f"--generated: {span} is not within {GENERATED_SEEDS[0]}-{GENERATED_SEEDS[-1]}")
     return seeds

@@ -711,7 +711,7 @@ def test_a_spelling_is_a_word_as_written_whatever_its_case_and_punctuation() -> 
 def test_the_benchmark_takes_seeds_as_a_range_and_refuses_others() -> None:
     import argparse
 
-    from benchmarks.bench_callnet import seed_range
+    from benchmarks.voice_testset import seed_range
 
     ap = argparse.ArgumentParser()
     assert seed_range(ap, "133-135") == range(133, 136)
