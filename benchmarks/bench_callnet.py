@@ -44,6 +44,14 @@ DEFAULT_DRAWS = ("callnet", "callnet/s1", "callnet/s2")
 Post = dict[Call | None, float]
 
 
+def train_folder(seed: int) -> Path:
+    """The folder of a training seed's files, which ``models/train_callnet.py`` makes."""
+    folder = CACHE / f"voice-train-seed{seed}"
+    if not (folder / "manifest.jsonl").exists():
+        raise SystemExit(f"{folder} is missing: python models/train_callnet.py makes it")
+    return folder
+
+
 def items_of(synth: str, fresh: range | None) -> list[tuple[Path, ts.Item]]:
     """(folder, item) of every file of ``synth``: development seeds 1-5, or training seeds."""
     if fresh is None:
@@ -51,9 +59,7 @@ def items_of(synth: str, fresh: range | None) -> list[tuple[Path, ts.Item]]:
         return [(f, it) for _, f, its in parts for it in its if ts.synth_of(it.voice) == synth]
     out = []
     for seed in fresh:
-        folder = CACHE / f"voice-train-seed{seed}"
-        if not (folder / "manifest.jsonl").exists():
-            raise SystemExit(f"{folder} is missing: python models/train_callnet.py makes it")
+        folder = train_folder(seed)
         out += [
             (folder, it)
             for it in ts.load(folder / "manifest.jsonl")
@@ -72,10 +78,7 @@ def spellings_said(seeds: range) -> set[str]:
     """Every spelling a call of these training seeds says (their manifests' ``spoken``)."""
     out: set[str] = set()
     for seed in seeds:
-        folder = CACHE / f"voice-train-seed{seed}"
-        if not (folder / "manifest.jsonl").exists():
-            raise SystemExit(f"{folder} is missing: python models/train_callnet.py makes it")
-        for it in ts.load(folder / "manifest.jsonl"):
+        for it in ts.load(train_folder(seed) / "manifest.jsonl"):
             if it.call is not None:
                 out |= spellings(it.spoken)
     return out
