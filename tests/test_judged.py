@@ -305,3 +305,42 @@ def test_peaks_far_smaller_than_a_die_never_count_toward_the_bound() -> None:
     judge = FakeJudge()
     got = find_and_read(image, judge, JudgeSettings(most=8), None, finder)
     assert judge.batches == [len(DICE)] and len(got) == len(DICE)
+
+
+# Dice of 100 px, and a sure square the face model cannot place (neither sure it is a die nor
+# sure it is none): a printed marker's square, or a die of the table seen smaller or bigger.
+BIG = [(200.0 + 170 * i, 600.0, 100.0) for i in range(4)]
+GREY, BLACK = (90, 200, 90), (0, 0, 0)
+
+
+def _odd_scene(x: float, y: float, edge: float) -> tuple[FakeFinder, npt.NDArray[np.uint8]]:
+    finder = FakeFinder([(bx, by, e, 0.9) for bx, by, e in BIG] + [(x, y, edge, 0.9)])
+    # a grey square with a black one inside: not blank, so not taken for an empty grid cell
+    return finder, _frame(*[(*d, RED) for d in BIG], (x, y, edge, GREY), (x, y, edge / 2, BLACK))
+
+
+def test_a_sure_find_far_smaller_than_the_tables_dice_is_dropped() -> None:
+    finder, image = _odd_scene(1000.0, 250.0, 40.0)  # 0.4x: no whole die of the table
+    got = find_and_read(image, FakeJudge(), session=finder)
+    xs = sorted(d.center[0] for d, _ in got)
+    assert len(xs) == len(BIG) and np.allclose(xs, [x for x, _, _ in BIG], atol=2)
+    # without the bound it stays, read '?' for its size, as before
+    off = JudgeSettings(far_lo=0.0)
+    kept = [d for d, _ in find_and_read(image, FakeJudge(), off, session=finder) if not d.clean]
+    assert len(kept) == 1 and "size unlike" in kept[0].reason
+
+
+# 0.56x: a die of a 14 mm set beside 20 mm ones, seen farther; 2.5x: a die seen with a side
+@pytest.mark.parametrize("edge", [56.0, 250.0])
+def test_a_sure_find_that_can_hold_a_die_stays_doubtful(edge: float) -> None:
+    finder, image = _odd_scene(1000.0, 250.0, edge)
+    got = find_and_read(image, FakeJudge(), session=finder)
+    (odd,) = [d for d, _ in got if abs(d.center[0] - 1000.0) < 3]
+    assert not odd.clean and "size unlike" in odd.reason
+
+
+def test_a_small_find_cut_by_the_frame_border_stays_doubtful() -> None:
+    finder, image = _odd_scene(W - 10.0, 250.0, 40.0)  # half of it outside the frame
+    got = find_and_read(image, FakeJudge(), session=finder)
+    (odd,) = [d for d, _ in got if abs(d.center[0] - (W - 10.0)) < 3]
+    assert not odd.clean and "cut by the frame border" in odd.reason

@@ -178,6 +178,10 @@ class NetSettings:
     weak_hi: float = 1.35
     sure_lo: float = 0.6
     sure_hi: float = 1.7
+    # ... and one under drop_lo wholly in the frame is dropped: no whole die of this table is
+    # that small (judged.JudgeSettings sets it; the plain finder never drops). A find far
+    # bigger than the dice stays '?': it can hold one (a die seen with a side, decoded big).
+    drop_lo: float = 0.0
     # A face with more than this share of its area outside the frame is read '?'.
     border_share: float = 0.1
     # Second look at a doubtful peak: the network again on a patch of the
@@ -249,6 +253,8 @@ def select_indexed(
             if c.second is not None and c.second < cfg.drop_below:
                 continue
             reasons.append(f"weak detection ({c.score:.2f})")
+        elif ratio < cfg.drop_lo and not is_cut:
+            continue
         elif not cfg.sure_lo <= ratio <= cfg.sure_hi:
             reasons.append(_size_reason(ratio))
         if is_cut:
