@@ -1,7 +1,8 @@
 """Finder candidates judged by the face model (judged.py) against the finder's own choice.
 
     python benchmarks/bench_candidates.py [--frames 40] [--photos 235] [--split dev]
-        [--floor 0.15] [--weak 64] [--most 128] [--sure-die 0.05] [--doubt 0.5] [--far-lo 0.5]
+        [--floor 0.15] [--weak 64] [--most 128] [--sure-die 0.05] [--doubt 0.5]
+        [--far-lo 0.5] [--further 0]
         [--sets squares,families,small,plain,photos]
 
 Reads DEVELOPMENT data only unless told: rendered frames of VALIDATION styles and
@@ -91,12 +92,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--doubt", default="0.5")
     ap.add_argument("--profile", default=None)
     ap.add_argument("--far-lo", default="0.5", help="sure finds under it x the dice dropped")
+    ap.add_argument("--further", default="0", help="input pixels of one look more (0: none)")
     args = ap.parse_args(argv)
     reader = Reader.load(profile=args.profile)
-    values = (args.floor, args.weak, args.most, args.sure_die, args.doubt, args.far_lo)
+    values = (
+        args.floor,
+        args.weak,
+        args.most,
+        args.sure_die,
+        args.doubt,
+        args.far_lo,
+        args.further,
+    )
     settings = [
-        JudgeSettings(float(f), int(k), int(m), float(s), float(d), far_lo=float(lo))
-        for f, k, m, s, d, lo in product(*(v.split(",") for v in values))
+        JudgeSettings(
+            float(f), int(k), int(m), float(s), float(d), far_lo=float(lo), further=int(fu)
+        )
+        for f, k, m, s, d, lo, fu in product(*(v.split(",") for v in values))
     ]
     ways: list[tuple[str, JudgeSettings | None]] = [("finder", None)]
     ways += [(f"judged {s}", s) for s in settings]

@@ -1,7 +1,7 @@
 """Reading after enrolment, end to end: the whole frame, phantoms and missed dice included.
 
     python benchmarks/bench_enrolled.py [--split validation|held_out] [--sets 24]
-        [--frames-per-set 8] [--gap 0.15,off] [--json F]
+        [--frames-per-set 8] [--gap 0.15,off] [--json F] [--further 0]
 
 bench_families.py reads only the dice the finder found cleanly; this reads
 every frame as `companion vision read --profile` does (the learned finder's
@@ -39,7 +39,7 @@ from companion.synth.family_sets import family_styles  # noqa: E402
 from companion.synth.frame import RenderedFrame  # noqa: E402
 from companion.synth.styles import Style  # noqa: E402
 from companion.vision import enroll  # noqa: E402
-from companion.vision.judged import judged_finder  # noqa: E402
+from companion.vision.judged import JudgeSettings, judged_finder  # noqa: E402
 from companion.vision.read import Reader  # noqa: E402
 
 FIRST_SEED = 90_000  # away from bench_families.py's reading frames (81_000..)
@@ -99,12 +99,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--frames-per-set", type=int, default=8)
     ap.add_argument("--gap", default=f"{enroll.FOREIGN_GAP},off")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--further", type=int, default=0, help="JudgeSettings.further (0: as shipped)")
     args = ap.parse_args(argv)
     t0 = time.time()
     reader = Reader.load(finder="net")
+    reader.judge = judge = JudgeSettings(further=args.further)
     clf = reader.classifier
     # the enrolment frames found as `vision enroll` finds them (judged by the face model)
-    enrol = SimulatedEnrolment(clf, judged_finder(clf))  # type: ignore[arg-type]
+    enrol = SimulatedEnrolment(clf, judged_finder(clf, judge))  # type: ignore[arg-type]
     styles = family_styles(args.split, args.sets, 80_000 + (0 if args.split == "held_out" else 1))
     enrol.add_styles(styles)
     gaps = args.gap.split(",")

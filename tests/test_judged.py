@@ -344,3 +344,34 @@ def test_a_small_find_cut_by_the_frame_border_stays_doubtful() -> None:
     got = find_and_read(image, FakeJudge(), session=finder)
     (odd,) = [d for d, _ in got if abs(d.center[0] - (W - 10.0)) < 3]
     assert not odd.clean and "cut by the frame border" in odd.reason
+
+
+@dataclass
+class SizedFinder:
+    """Peaks by the input's long side: what the finder sees at 512, 768 and 1024 pixels."""
+
+    by_long: dict[int, list[tuple[float, float, float, float]]]
+
+    def get_inputs(self) -> list[_Input]:
+        return [_Input()]
+
+    def run(self, _names: Any, feeds: dict[str, F32]) -> list[F32]:
+        _, _, h, w = feeds["image"].shape
+        return [peak_maps(self.by_long.get(w, []), h, w)]
+
+
+def test_a_further_look_finds_the_dice_the_closer_look_still_missed() -> None:
+    # printed squares: at 512 no peak on any die, at 768 on three of six, at 1024 on all
+    six = [(200.0 + 150 * i, 500.0, 50.0) for i in range(6)]
+    finder = SizedFinder(
+        {768: [(x, y, e, 0.9) for x, y, e in six[:3]], 1024: [(x, y, e, 0.9) for x, y, e in six]}
+    )
+    image = _frame(*[(*d, RED) for d in six])
+    assert len(find_and_read(image, FakeJudge(), session=finder)) == 3  # off, as shipped
+    further = JudgeSettings(further=1024)
+    got = find_and_read(image, FakeJudge(), further, session=finder)
+    xs = sorted(d.center[0] for d, _ in got)
+    assert len(xs) == 6 and np.allclose(xs, [x for x, _, _ in six], atol=2)
+    # no further look where the closer look found nothing new
+    none_closer = SizedFinder({1024: [(x, y, e, 0.9) for x, y, e in six]})
+    assert find_and_read(image, FakeJudge(), further, session=none_closer) == []

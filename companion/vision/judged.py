@@ -67,6 +67,8 @@ CLOSER_DROPS = 5
 # ... and is never larger than this: a frame whose first look is already larger (2304x1296:
 # 928) takes none, so a frame of few dice costs at most a 768-pixel pass more (the Pi).
 CLOSER_MOST = 768
+# The further look (JudgeSettings.further, off) is taken where the closer look added this many.
+FURTHER_GAIN = 2
 # The not-a-die probability from which a blank face is no die (_Blanking): the dice of
 # our development sets the model doubts this much all carry a visible motif.
 BLANK_DOUBT = 0.1
@@ -110,6 +112,10 @@ class JudgeSettings:
     # Only here, where the face model has set the sure phantoms aside first: the plain finder's
     # size rule still counts them, and could take real dice for the small ones.
     far_lo: float = 0.5
+    # Where the closer look added FURTHER_GAIN dice or more, one look more at this many input
+    # pixels (0: never). Off: tried in session 36 and not shipped (docs/vision.md): on printed
+    # squares the finder can miss 57-pixel dice at 768 and find them all at 1024.
+    further: int = 0
 
 
 def find_and_read(
@@ -147,7 +153,15 @@ def find_and_read(
         # one batch: with a profile too, its reading of every candidate is the one reported
         readings = judge.classify(crops)
         cands, readings = _presized(image_bgr, judge, cands, readings, w, h, cfg, net, threads)
+    before = len(cands)
     cands, readings = _closer_look(sess, image_bgr, judge, cands, readings, cfg, net, threads)
+    if cfg.further > 0 and len(cands) - before >= FURTHER_GAIN:
+        # one look more, where the closer look found dice the first did not (off: session 36)
+        dice = _kept_sure(cands, readings, judge, net)
+        ref = sure_edge(dice, w, h, net)
+        cands, readings = _look_at(
+            sess, image_bgr, judge, cands, readings, cfg.further, dice, ref, cfg, net, threads
+        )
     if not cands:
         return []
     # a crop the reading drops (sure no die; with a profile also no die of this table)
@@ -293,6 +307,25 @@ def _closer_look(
         # without a table size, only where the finder too is sure of fewer than three things
         if ref is None and len(sure) >= 3:
             return cands, readings
+    return _look_at(sess, image_bgr, judge, cands, readings, size, dice, ref, cfg, net, threads)
+
+
+def _look_at(
+    sess: Any,
+    image_bgr: ImageBGR,
+    judge: Judge,
+    cands: list[Candidate],
+    readings: list[Any],
+    size: int,
+    dice: list[Candidate],
+    ref: float | None,
+    cfg: JudgeSettings,
+    net: NetSettings,
+    threads: int,
+) -> tuple[list[Candidate], list[Any]]:
+    """The candidates with the sure peaks of a look at ``size`` input pixels that lie on none
+    of ``dice``, are of the table's size ``ref`` and the face model is sure are dice (without a
+    size, only if it is sure of ZOOM_GAIN of them), after the sure peaks."""
     found = peaks(sess, image_bgr, size, net.threshold, CLOSER_PEAKS_MOST, net.min_edge)
     if ref is not None:
         found = [c for c in found if net.weak_lo <= c.edge / ref <= net.weak_hi]
