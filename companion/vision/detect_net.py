@@ -178,9 +178,8 @@ class NetSettings:
     weak_hi: float = 1.35
     sure_lo: float = 0.6
     sure_hi: float = 1.7
-    # ... and one under drop_lo wholly in the frame is dropped: no whole die of this table is
-    # that small (judged.JudgeSettings sets it; the plain finder never drops). A find far
-    # bigger than the dice stays '?': it can hold one (a die seen with a side, decoded big).
+    # ... and one under drop_lo wholly in the frame is dropped (judged.JudgeSettings.far_lo
+    # says why; 0: the plain finder never drops).
     drop_lo: float = 0.0
     # A face with more than this share of its area outside the frame is read '?'.
     border_share: float = 0.1

@@ -109,6 +109,7 @@ class JudgeSettings:
     # '?': a square of a printed marker or grid holds no whole die of the table (VISION.md's
     # frames: two sets differ at most 14 vs 20 mm, 0.7x, and a 25 degree tilt in a wide view
     # moves an edge about 1.25x from the frame's median, so a die lies at 0.56x or more).
+    # A find far bigger stays '?': it can hold a die (one seen with its side, decoded big).
     # Only here, where the face model has set the sure phantoms aside first: the plain finder's
     # size rule still counts them, and could take real dice for the small ones.
     far_lo: float = 0.5
