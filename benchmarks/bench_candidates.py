@@ -2,11 +2,11 @@
 
     python benchmarks/bench_candidates.py [--frames 40] [--photos 235] [--split dev]
         [--floor 0.15] [--weak 64] [--most 128] [--sure-die 0.05] [--doubt 0.5]
-        [--far-lo 0.5] [--further 0]
-        [--sets squares,families,small,plain,photos]
+        [--far-lo 0.5] [--further 1024]
+        [--sets squares,families,small,plain,photos] [--first 71000]
 
 Reads DEVELOPMENT data only unless told: rendered frames of VALIDATION styles and
-validation drawing families (seeds 71000.., 1280x960), on printed squares (grid paper,
+validation drawing families (seeds 71000.. or --first, 1280x960), on printed squares (grid paper,
 tiles, markers: synth/squares.py) with small dice (edge 32-60 px) in every other frame,
 on ordinary tables, and the real development photos of ../shared/real-dice (pip dice,
 motif mode). For the report only: ``--split kept`` (the photos kept aside) and
@@ -43,9 +43,8 @@ RING = real_dice.MATCH_PX * np.stack([np.cos(_T), np.sin(_T)], axis=1)
 Frame = tuple[np.ndarray, list[np.ndarray], list[str] | None, list[bool] | None]
 
 
-def rendered(kind: str, n: int) -> Iterator[Frame]:
+def rendered(kind: str, n: int, first: int = 71_000) -> Iterator[Frame]:
     styles = family_styles("validation", 100, 71) if kind == "families" else VALIDATION
-    first = 71_000
     if kind == "held-out":  # docs/vision.md's held-out frames: for reporting only
         styles, first = HELD_OUT, 5000
     elif kind == "held-out-families":  # bench_not_die.py's: for reporting only
@@ -82,6 +81,12 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--frames", type=int, default=40, help="rendered frames of each set")
+    ap.add_argument(
+        "--first",
+        type=int,
+        default=71_000,
+        help="seed of the first development frame (fresh: 173000)",
+    )
     ap.add_argument("--photos", type=int, default=235)
     ap.add_argument("--split", default="dev", choices=("dev", "kept"), help="real photos")
     ap.add_argument("--sets", default="squares,families,small,plain,photos")
@@ -92,7 +97,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--doubt", default="0.5")
     ap.add_argument("--profile", default=None)
     ap.add_argument("--far-lo", default="0.5", help="sure finds under it x the dice dropped")
-    ap.add_argument("--further", default="0", help="input pixels of one look more (0: none)")
+    ap.add_argument(
+        "--further",
+        default=str(JudgeSettings().further),
+        help="input px of one look more (0: none)",
+    )
     args = ap.parse_args(argv)
     reader = Reader.load(profile=args.profile)
     values = (
@@ -113,10 +122,10 @@ def main(argv: list[str] | None = None) -> int:
     ways: list[tuple[str, JudgeSettings | None]] = [("finder", None)]
     ways += [(f"judged {s}", s) for s in settings]
     sources: dict[str, Callable[[], Iterator[Frame]]] = {
-        "squares": lambda: rendered("squares", args.frames),
-        "families": lambda: rendered("families", args.frames),
-        "small": lambda: rendered("small", args.frames),
-        "plain": lambda: rendered("plain", args.frames),
+        "squares": lambda: rendered("squares", args.frames, args.first),
+        "families": lambda: rendered("families", args.frames, args.first),
+        "small": lambda: rendered("small", args.frames, args.first),
+        "plain": lambda: rendered("plain", args.frames, args.first),
         "held-out": lambda: rendered("held-out", args.frames),
         "held-out-families": lambda: rendered("held-out-families", args.frames),
         "photos": lambda: photos(args.split, args.photos),

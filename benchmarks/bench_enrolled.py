@@ -1,7 +1,8 @@
 """Reading after enrolment, end to end: the whole frame, phantoms and missed dice included.
 
     python benchmarks/bench_enrolled.py [--split validation|held_out] [--sets 24]
-        [--frames-per-set 8] [--gap 0.15,off] [--json F] [--further 0]
+        [--frames-per-set 8] [--gap 0.15,off] [--json F] [--further 1024]
+        [--first-seed 90000] [--style-seed 80001] [--dies rows.jsonl]
 
 bench_families.py reads only the dice the finder found cleanly; this reads
 every frame as `companion vision read --profile` does (the learned finder's
@@ -33,19 +34,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 from benchmarks.machine import describe  # noqa: E402
 from companion.evaluation.enrol_sim import SimulatedEnrolment  # noqa: E402
-from companion.evaluation.scoring import Tally, outside_frame, tally_frame  # noqa: E402
+from companion.evaluation.scoring import Tally, match_points, outside_frame, tally_frame  # noqa: E402
 from companion.synth import render_frame  # noqa: E402
 from companion.synth.family_sets import family_styles  # noqa: E402
 from companion.synth.frame import RenderedFrame  # noqa: E402
 from companion.synth.styles import Style  # noqa: E402
 from companion.vision import enroll  # noqa: E402
 from companion.vision.judged import JudgeSettings, judged_finder  # noqa: E402
-from companion.vision.read import Reader  # noqa: E402
+from companion.vision.read import DieReading, Reader  # noqa: E402
 
 FIRST_SEED = 90_000  # away from bench_families.py's reading frames (81_000..)
 
 
-def reading_frame(i: int, j: int, style: Style) -> RenderedFrame:
+def reading_frame(i: int, j: int, style: Style, first: int = FIRST_SEED) -> RenderedFrame:
     """Set i's reading frame j."""
     kw: dict[str, object] = {}
     if j % 2 == 0:
@@ -53,7 +54,7 @@ def reading_frame(i: int, j: int, style: Style) -> RenderedFrame:
     if j % 4 < 2:
         kw["edge_range"] = (32.0, 60.0)
     n = int(np.random.default_rng(i * 10 + j).integers(3, 30))
-    return render_frame(FIRST_SEED + i * 10 + j, n_dice=n, styles=[style], **kw)  # type: ignore[arg-type, list-item]
+    return render_frame(first + i * 10 + j, n_dice=n, styles=[style], **kw)  # type: ignore[arg-type, list-item]
 
 
 def read_sets(
@@ -61,17 +62,21 @@ def read_sets(
     enrol: SimulatedEnrolment,
     styles: Sequence[Style],
     frames_per_set: int,
+    first: int,
     gaps: list[str],
     tallies: dict[str, Tally],
     times: dict[str, list[float]],
+    dies: list[dict[str, object]] | None = None,
 ) -> None:
-    """Enrol each set, read its frames once per gap, and add them to the tallies."""
+    """Enrol each set, read its frames once per gap, and add them to the tallies (and, with
+    ``dies``, one row a true die: its edge, face and what each gap read, to compare two runs
+    die by die)."""
     clf = reader.classifier
     for i, style in enumerate(styles):
         clf.profile = None  # type: ignore[attr-defined]  # enrolment finds before any profile
         clf.profile = enrol.profile([style.name])  # type: ignore[attr-defined]
         for j in range(frames_per_set):
-            f = reading_frame(i, j, style)
+            f = reading_frame(i, j, style, first)
             h, w = f.image.shape[:2]
             regions = [np.asarray(d.corners) for d in f.dice]
             hidden = [outside_frame(d.corners, w, h) for d in f.dice]
@@ -87,7 +92,41 @@ def read_sets(
                     [d.face for d in f.dice],
                     hidden=hidden,
                 )
+                if dies is not None:
+                    dies += die_rows(i, j, f, got, regions, hidden, g)
     clf.profile = None  # type: ignore[attr-defined]
+
+
+def die_rows(
+    i: int,
+    j: int,
+    f: RenderedFrame,
+    got: Sequence[DieReading],
+    regions: list[np.ndarray],
+    hidden: list[bool],
+    gap: str,
+) -> list[dict[str, object]]:
+    """One row a true die of set i's frame j: its mean edge, face and the face read (None: not
+    found) with its confidence."""
+    read = {k: got[m] for m, k in match_points([(d.x, d.y) for d in got], regions)}
+    rows: list[dict[str, object]] = []
+    for k, (d, q) in enumerate(zip(f.dice, regions, strict=True)):
+        r = read.get(k)
+        edge = float(np.mean(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1)))
+        rows.append(
+            {
+                "set": i,
+                "frame": j,
+                "die": k,
+                "gap": gap,
+                "edge": round(edge, 1),
+                "face": d.face,
+                "hidden": hidden[k],
+                "read": None if r is None else r.face,
+                "confidence": None if r is None else round(r.confidence, 3),
+            }
+        )
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -99,7 +138,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--frames-per-set", type=int, default=8)
     ap.add_argument("--gap", default=f"{enroll.FOREIGN_GAP},off")
     ap.add_argument("--json", default=None)
-    ap.add_argument("--further", type=int, default=0, help="JudgeSettings.further (0: as shipped)")
+    ap.add_argument("--dies", default=None, help="write one JSON row a true die to this file")
+    ap.add_argument("--first-seed", type=int, default=FIRST_SEED, help="fresh frames: 190000")
+    ap.add_argument("--style-seed", type=int, default=None, help="fresh sets: 180001")
+    ap.add_argument(
+        "--further",
+        type=int,
+        default=JudgeSettings().further,
+        help="JudgeSettings.further (0: none)",
+    )
     args = ap.parse_args(argv)
     t0 = time.time()
     reader = Reader.load(finder="net")
@@ -107,14 +154,18 @@ def main(argv: list[str] | None = None) -> int:
     clf = reader.classifier
     # the enrolment frames found as `vision enroll` finds them (judged by the face model)
     enrol = SimulatedEnrolment(clf, judged_finder(clf, judge))  # type: ignore[arg-type]
-    styles = family_styles(args.split, args.sets, 80_000 + (0 if args.split == "held_out" else 1))
+    style_seed = 80_000 + (0 if args.split == "held_out" else 1)
+    styles = family_styles(args.split, args.sets, args.style_seed or style_seed)
     enrol.add_styles(styles)
     gaps = args.gap.split(",")
     tallies = {g: Tally() for g in gaps}
     times: dict[str, list[float]] = {g: [] for g in gaps}
     shipped_gap = enroll.FOREIGN_GAP
+    dies: list[dict[str, object]] | None = [] if args.dies else None
     try:
-        read_sets(reader, enrol, styles, args.frames_per_set, gaps, tallies, times)
+        read_sets(
+            reader, enrol, styles, args.frames_per_set, args.first_seed, gaps, tallies, times, dies
+        )
     finally:
         enroll.FOREIGN_GAP = shipped_gap
 
@@ -143,6 +194,8 @@ def main(argv: list[str] | None = None) -> int:
         }
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
+    if args.dies and dies is not None:
+        Path(args.dies).write_text("".join(json.dumps(r) + "\n" for r in dies))
     return 0
 
 

@@ -13,7 +13,8 @@ def test_a_small_run_reports_each_gap_and_leaves_the_shipped_gap(tmp_path: Path)
     out = tmp_path / "r.json"
     shipped = enroll.FOREIGN_GAP
     argv = ["--sets", "1", "--frames-per-set", "2", "--gap", f"{shipped},off"]
-    assert bench_enrolled.main([*argv, "--json", str(out)]) == 0
+    dies = tmp_path / "dies.jsonl"
+    assert bench_enrolled.main([*argv, "--json", str(out), "--dies", str(dies)]) == 0
     assert shipped == enroll.FOREIGN_GAP  # the benchmark's settings do not leak
     report = json.loads(out.read_text())
     near, off = report[str(shipped)], report["off"]
@@ -21,3 +22,12 @@ def test_a_small_run_reports_each_gap_and_leaves_the_shipped_gap(tmp_path: Path)
     # leaving far finds out can only take phantoms away
     assert near["phantoms"] <= off["phantoms"] and near["precision"] >= off["precision"]
     assert 0.0 <= near["silent_errors"] <= 1.0 and 0.0 <= near["recall"] <= 1.0
+    # one row a true die and gap, which add up to the report's dice and found dice (its silent
+    # errors also count phantoms given a motif)
+    rows = [json.loads(line) for line in dies.read_text().splitlines()]
+    mine = [r for r in rows if r["gap"] == str(shipped)]
+    assert len(mine) == near["dice"] and all(r["edge"] > 0 for r in mine)
+    found = [r for r in mine if r["read"] is not None]
+    wrong = [r for r in found if r["read"] not in ("?", r["face"])]
+    assert len(found) == round(near["recall"] * near["dice"])
+    assert len(wrong) <= round(near["silent_errors"] * near["dice"])

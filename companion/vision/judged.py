@@ -67,7 +67,7 @@ CLOSER_DROPS = 5
 # ... and is never larger than this: a frame whose first look is already larger (2304x1296:
 # 928) takes none, so a frame of few dice costs at most a 768-pixel pass more (the Pi).
 CLOSER_MOST = 768
-# The further look (JudgeSettings.further, off) is taken where the closer look added this many.
+# The further look (JudgeSettings.further) is taken where the closer look added this many.
 FURTHER_GAIN = 2
 # The not-a-die probability from which a blank face is no die (_Blanking): the dice of
 # our development sets the model doubts this much all carry a visible motif.
@@ -114,9 +114,13 @@ class JudgeSettings:
     # size rule still counts them, and could take real dice for the small ones.
     far_lo: float = 0.5
     # Where the closer look added FURTHER_GAIN dice or more, one look more at this many input
-    # pixels (0: never). Off: tried in session 36 and not shipped (docs/vision.md): on printed
-    # squares the finder can miss 57-pixel dice at 768 and find them all at 1024.
-    further: int = 0
+    # pixels (0: never): on printed squares the finder can miss 57-pixel dice at 768 and find
+    # them all at 1024 (docs/vision.md, sessions 36-37).
+    further: int = 1024
+    # ... and the dice it adds have an edge of at least this many frame pixels: VISION.md's
+    # frames hold dice of 40-160 px, and that look's smaller finds were read wrong 2 times in
+    # 22 (session 37; its finds of the contract's size: 0 in 106).
+    further_min_edge: float = 40.0
 
 
 def find_and_read(
@@ -157,11 +161,22 @@ def find_and_read(
     before = len(cands)
     cands, readings = _closer_look(sess, image_bgr, judge, cands, readings, cfg, net, threads)
     if cfg.further > 0 and len(cands) - before >= FURTHER_GAIN:
-        # one look more, where the closer look found dice the first did not (off: session 36)
+        # one look more, where the closer look found dice the first did not
         dice = _kept_sure(cands, readings, judge, net)
         ref = sure_edge(dice, w, h, net)
         cands, readings = _look_at(
-            sess, image_bgr, judge, cands, readings, cfg.further, dice, ref, cfg, net, threads
+            sess,
+            image_bgr,
+            judge,
+            cands,
+            readings,
+            cfg.further,
+            dice,
+            ref,
+            cfg,
+            net,
+            threads,
+            min_edge=cfg.further_min_edge,
         )
     if not cands:
         return []
@@ -323,11 +338,14 @@ def _look_at(
     cfg: JudgeSettings,
     net: NetSettings,
     threads: int,
+    min_edge: float = 0.0,
 ) -> tuple[list[Candidate], list[Any]]:
     """The candidates with the sure peaks of a look at ``size`` input pixels that lie on none
-    of ``dice``, are of the table's size ``ref`` and the face model is sure are dice (without a
-    size, only if it is sure of ZOOM_GAIN of them), after the sure peaks."""
+    of ``dice``, are of the table's size ``ref`` (and at least ``min_edge`` frame pixels) and
+    the face model is sure are dice (without a size, only if it is sure of ZOOM_GAIN of them),
+    after the sure peaks."""
     found = peaks(sess, image_bgr, size, net.threshold, CLOSER_PEAKS_MOST, net.min_edge)
+    found = [c for c in found if c.edge >= min_edge]
     if ref is not None:
         found = [c for c in found if net.weak_lo <= c.edge / ref <= net.weak_hi]
     new = new_dice(dice, found, net.threshold)[:CLOSER_VOUCH_MOST]
