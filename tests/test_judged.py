@@ -360,13 +360,19 @@ class SizedFinder:
         return [peak_maps(self.by_long.get(w, []), h, w)]
 
 
-def test_a_further_look_finds_the_dice_the_closer_look_still_missed() -> None:
-    # printed squares: at 512 no peak on any die, at 768 on three of six, at 1024 on all
-    six = [(200.0 + 150 * i, 500.0, 50.0) for i in range(6)]
+def _half_seen_at_768(
+    six: list[tuple[float, float, float]],
+) -> tuple[SizedFinder, npt.NDArray[np.uint8]]:
+    """Printed squares: at 512 no peak on any die, at 768 on three of six, at 1024 on all."""
     finder = SizedFinder(
         {768: [(x, y, e, 0.9) for x, y, e in six[:3]], 1024: [(x, y, e, 0.9) for x, y, e in six]}
     )
-    image = _frame(*[(*d, RED) for d in six])
+    return finder, _frame(*[(*d, RED) for d in six])
+
+
+def test_a_further_look_finds_the_dice_the_closer_look_still_missed() -> None:
+    six = [(200.0 + 150 * i, 500.0, 50.0) for i in range(6)]
+    finder, image = _half_seen_at_768(six)
     assert len(find_and_read(image, FakeJudge(), JudgeSettings(further=0), session=finder)) == 3
     further = JudgeSettings()  # as shipped: the further look at 1024
     assert further.further == 1024
@@ -381,11 +387,7 @@ def test_a_further_look_finds_the_dice_the_closer_look_still_missed() -> None:
 def test_the_further_look_adds_no_die_smaller_than_the_contracts() -> None:
     # dice of 36 px (VISION.md's frames hold 40-160 px): the further look's reads of such dice
     # were wrong 2 in 22 times, so it adds none of them; the closer look still does
-    six = [(200.0 + 120 * i, 500.0, 36.0) for i in range(6)]
-    finder = SizedFinder(
-        {768: [(x, y, e, 0.9) for x, y, e in six[:3]], 1024: [(x, y, e, 0.9) for x, y, e in six]}
-    )
-    image = _frame(*[(*d, RED) for d in six])
+    finder, image = _half_seen_at_768([(200.0 + 120 * i, 500.0, 36.0) for i in range(6)])
     assert len(find_and_read(image, FakeJudge(), JudgeSettings(further=1024), session=finder)) == 3
     any_size = JudgeSettings(further=1024, further_min_edge=0.0)
     assert len(find_and_read(image, FakeJudge(), any_size, session=finder)) == 6
