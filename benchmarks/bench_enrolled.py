@@ -3,6 +3,7 @@
     python benchmarks/bench_enrolled.py [--split validation|held_out] [--sets 24]
         [--frames-per-set 8] [--gap 0.15,off] [--json F] [--further 1024]
         [--first-seed 90000] [--style-seed 80001] [--dies rows.jsonl]
+        [--streak] [--blur-gate on|off]
 
 bench_families.py reads only the dice the finder found cleanly; this reads
 every frame as `companion vision read --profile` does (the learned finder's
@@ -16,7 +17,11 @@ tiles, markers, score sheets), every other pair with small dice (edge 32-60
 px). `--gap` sets enroll.FOREIGN_GAP (a find that far below the profile's
 distance limit, and that the shipped model gives some chance of being no
 die, is dropped as no die of this table); "off" reads every such find `?`,
-as before. The held-out split is for reporting only.
+as before. The held-out split is for reporting only. `--streak` smears
+each frame after rendering along a line of synth.streak.STREAKS[k] of its
+median die edge (k counts the frames, 0 to 0.45 of an edge; at a random
+angle): the blur gate's measure (`--blur-gate on|off`, JudgeSettings.blur_gate;
+off unless told). With `--dies`, each row holds its frame's streak.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +44,7 @@ from companion.evaluation.scoring import Tally, match_points, outside_frame, tal
 from companion.synth import render_frame  # noqa: E402
 from companion.synth.family_sets import family_styles  # noqa: E402
 from companion.synth.frame import RenderedFrame  # noqa: E402
+from companion.synth.streak import STREAKS, streaked  # noqa: E402
 from companion.synth.styles import Style  # noqa: E402
 from companion.vision import enroll  # noqa: E402
 from companion.vision.judged import JudgeSettings, judged_finder  # noqa: E402
@@ -67,6 +74,7 @@ def read_sets(
     tallies: dict[str, Tally],
     times: dict[str, list[float]],
     dies: list[dict[str, object]] | None = None,
+    streak: bool = False,
 ) -> None:
     """Enrol each set, read its frames once per gap, and add them to the tallies (and, with
     ``dies``, one row a true die: its edge, face and what each gap read, to compare two runs
@@ -77,6 +85,9 @@ def read_sets(
         clf.profile = enrol.profile([style.name])  # type: ignore[attr-defined]
         for j in range(frames_per_set):
             f = reading_frame(i, j, style, first)
+            share = 0.0
+            if streak:
+                f, share = streaked_frame(f, i * frames_per_set + j, first)
             h, w = f.image.shape[:2]
             regions = [np.asarray(d.corners) for d in f.dice]
             hidden = [outside_frame(d.corners, w, h) for d in f.dice]
@@ -93,8 +104,23 @@ def read_sets(
                     hidden=hidden,
                 )
                 if dies is not None:
-                    dies += die_rows(i, j, f, got, regions, hidden, g)
+                    dies += [
+                        dict(r, streak=share) for r in die_rows(i, j, f, got, regions, hidden, g)
+                    ]
     clf.profile = None  # type: ignore[attr-defined]
+
+
+def streaked_frame(f: RenderedFrame, k: int, first: int) -> tuple[RenderedFrame, float]:
+    """Frame k smeared along STREAKS[k % len(STREAKS)] of its median die edge, at an angle
+    drawn from its number; and that share."""
+    share = STREAKS[k % len(STREAKS)]
+    edges = [
+        float(np.mean(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1)))
+        for q in (np.asarray(d.corners, np.float64) for d in f.dice)
+    ]
+    unit = float(np.median(edges)) if edges else 60.0
+    angle = float(np.random.default_rng(first + 7 * k).uniform(0.0, 180.0))
+    return replace(f, image=streaked(f.image, share * unit, angle)), share
 
 
 def die_rows(
@@ -147,10 +173,17 @@ def main(argv: list[str] | None = None) -> int:
         default=JudgeSettings().further,
         help="JudgeSettings.further (0: none)",
     )
+    ap.add_argument("--streak", action="store_true", help="smear each frame (synth.streak)")
+    ap.add_argument(
+        "--blur-gate",
+        default="on" if JudgeSettings().blur_gate else "off",
+        choices=("on", "off"),
+        help="JudgeSettings.blur_gate",
+    )
     args = ap.parse_args(argv)
     t0 = time.time()
     reader = Reader.load(finder="net")
-    reader.judge = judge = JudgeSettings(further=args.further)
+    reader.judge = judge = JudgeSettings(further=args.further, blur_gate=args.blur_gate == "on")
     clf = reader.classifier
     # the enrolment frames found as `vision enroll` finds them (judged by the face model)
     enrol = SimulatedEnrolment(clf, judged_finder(clf, judge))  # type: ignore[arg-type]
@@ -164,14 +197,24 @@ def main(argv: list[str] | None = None) -> int:
     dies: list[dict[str, object]] | None = [] if args.dies else None
     try:
         read_sets(
-            reader, enrol, styles, args.frames_per_set, args.first_seed, gaps, tallies, times, dies
+            reader,
+            enrol,
+            styles,
+            args.frames_per_set,
+            args.first_seed,
+            gaps,
+            tallies,
+            times,
+            dies,
+            args.streak,
         )
     finally:
         enroll.FOREIGN_GAP = shipped_gap
 
     print(
         f"{args.split} drawing families after enrolment, {len(styles)} sets x "
-        f"{args.frames_per_set} frames; {describe()}; {time.time() - t0:.0f} s"
+        f"{args.frames_per_set} frames{', streaked' if args.streak else ''}; "
+        f"blur gate {args.blur_gate}; {describe()}; {time.time() - t0:.0f} s"
     )
     report: dict[str, object] = {"split": args.split, "sets": len(styles)}
     for g in gaps:

@@ -33,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision.blank_face import blank
+from companion.vision.blur import blurred
 from companion.vision.crop import cut_faces
 from companion.vision.detect_net import (
     FRAME_LONG,
@@ -121,6 +122,12 @@ class JudgeSettings:
     # frames hold dice of 40-160 px, and that look's smaller finds were read wrong 2 times in
     # 22 (session 37; its finds of the contract's size: 0 in 106).
     further_min_edge: float = 40.0
+    # With the blur gate, a die whose crop is smeared beyond VISION.md's slight motion blur
+    # (blur.blurred) reads '?': streaked a quarter of an edge or more, the face model reads wrong
+    # 1 die in 10 of those it gives a motif. Off: on fresh frames it caught 69 % of those wrong
+    # reads (its rule asked 70 %), and a stricter limit cost ordinary frames 0.6 points of right
+    # reads (docs/vision.md, session 38).
+    blur_gate: bool = False
 
 
 def find_and_read(
@@ -135,6 +142,7 @@ def find_and_read(
     cfg = cfg or JudgeSettings()
     net = net or NetSettings()
     judge = _Blanking(judge)
+    cut = _Crops(image_bgr, threads)
     sess = session if session is not None else load_session(threads=threads)
     h, w = image_bgr.shape[:2]
     floor = min(cfg.floor, net.low)
@@ -154,19 +162,19 @@ def find_and_read(
     cands += [c for c in big if c.score < net.threshold][: cfg.weak]  # still strongest first
     readings: list[Any] = []
     if cands:
-        crops = cut_faces(image_bgr, [c.corners for c in cands], threads)
+        crops = cut(cands)
         # one batch: with a profile too, its reading of every candidate is the one reported
         readings = judge.classify(crops)
-        cands, readings = _presized(image_bgr, judge, cands, readings, w, h, cfg, net, threads)
+        cands, readings = _presized(cut, judge, cands, readings, w, h, cfg, net)
     before = len(cands)
-    cands, readings = _closer_look(sess, image_bgr, judge, cands, readings, cfg, net, threads)
+    cands, readings = _closer_look(sess, cut, judge, cands, readings, cfg, net)
     if cfg.further > 0 and len(cands) - before >= FURTHER_GAIN:
         # one look more, where the closer look found dice the first did not
         dice = _kept_sure(cands, readings, judge, net)
         ref = sure_edge(dice, w, h, net)
         cands, readings = _look_at(
             sess,
-            image_bgr,
+            cut,
             judge,
             cands,
             readings,
@@ -175,7 +183,6 @@ def find_and_read(
             ref,
             cfg,
             net,
-            threads,
             min_edge=cfg.further_min_edge,
         )
     if not cands:
@@ -200,7 +207,42 @@ def find_and_read(
     found = select_indexed(chosen, w, h, replace(net, drop_lo=cfg.far_lo))
     if not found:
         return []
-    return [(d, readings[index[id(chosen[k].corners)]]) for k, d in found]
+    gated = [d for _, d in found]
+    if cfg.blur_gate:
+        streaked = blurred(cut.of([chosen[k].corners for k, _ in found]))
+        gated = [
+            replace(d, clean=False, reason="blurred") if blur and d.clean else d
+            for d, blur in zip(gated, streaked, strict=True)
+        ]
+    return [
+        (d, readings[index[id(chosen[k].corners)]]) for (k, _), d in zip(found, gated, strict=True)
+    ]
+
+
+class _Crops:
+    """Cuts a frame's candidates (crop.cut_faces) and keeps every crop by its corners, so the
+    blur gate measures the chosen dice's crops without cutting them again (cutting 20 dice of
+    a 1280x960 frame is a fifth of a read). The corners are kept with their crop: an id is
+    unique only while its object lives."""
+
+    def __init__(self, image_bgr: ImageBGR, threads: int) -> None:
+        self.image = image_bgr
+        self.threads = threads
+        self._kept: dict[int, tuple[object, npt.NDArray[np.uint8]]] = {}
+
+    def __call__(self, cands: list[Candidate]) -> npt.NDArray[np.uint8]:
+        crops = cut_faces(self.image, [c.corners for c in cands], self.threads)
+        for c, crop in zip(cands, crops, strict=True):
+            self._kept[id(c.corners)] = (c.corners, crop)
+        return crops
+
+    def of(self, corners: list[npt.NDArray[np.float32]]) -> npt.NDArray[np.uint8]:
+        """The crops of these corners: those cut before, and the others cut now."""
+        new = [c for c in corners if id(c) not in self._kept]
+        if new:
+            for c, crop in zip(new, cut_faces(self.image, new, self.threads), strict=True):
+                self._kept[id(c)] = (c, crop)
+        return np.stack([self._kept[id(c)][1] for c in corners])
 
 
 @dataclass(frozen=True)
@@ -233,7 +275,7 @@ class _Blanking:
 
 
 def _presized(
-    image_bgr: ImageBGR,
+    cut: _Crops,
     judge: Judge,
     cands: list[Candidate],
     readings: list[Any],
@@ -241,7 +283,6 @@ def _presized(
     h: int,
     cfg: JudgeSettings,
     net: NetSettings,
-    threads: int,
 ) -> tuple[list[Candidate], list[Any]]:
     """The weak peaks whose size the size rule (select_indexed) would drop them for, made squares
     of the frame's sure dice's size about the same centre and read again; the rest as they
@@ -264,7 +305,7 @@ def _presized(
     if not odd:
         return cands, readings
     again = [scaled(cands[k], ref) for k in odd]
-    more = judge.classify(cut_faces(image_bgr, [a.corners for a in again], threads))
+    more = judge.classify(cut(again))
     cands, readings = list(cands), list(readings)
     for k, a, r in zip(odd, again, more, strict=True):
         cands[k], readings[k] = a, r
@@ -288,13 +329,12 @@ def _kept_sure(
 
 def _closer_look(
     sess: Any,
-    image_bgr: ImageBGR,
+    cut: _Crops,
     judge: Judge,
     cands: list[Candidate],
     readings: list[Any],
     cfg: JudgeSettings,
     net: NetSettings,
-    threads: int,
 ) -> tuple[list[Candidate], list[Any]]:
     """The candidates with the new sure dice of a look NetSettings.closer times larger that the
     face model is sure are dice (decide's rule for a weak peak), after the sure peaks, where the
@@ -305,7 +345,7 @@ def _closer_look(
     whether there is a table size).
     Dice on printed squares: at 512 the finder can have no peak on some dice and be sure of
     the grid squares instead (docs/vision.md, sessions 27 and 28)."""
-    h, w = image_bgr.shape[:2]
+    h, w = cut.image.shape[:2]
     long_side = max(h, w)
     input_long = input_long_for(long_side)
     size = min(CLOSER_MOST, round(input_long * net.closer / 32) * 32)
@@ -323,12 +363,12 @@ def _closer_look(
         # without a table size, only where the finder too is sure of fewer than three things
         if ref is None and len(sure) >= 3:
             return cands, readings
-    return _look_at(sess, image_bgr, judge, cands, readings, size, dice, ref, cfg, net, threads)
+    return _look_at(sess, cut, judge, cands, readings, size, dice, ref, cfg, net)
 
 
 def _look_at(
     sess: Any,
-    image_bgr: ImageBGR,
+    cut: _Crops,
     judge: Judge,
     cands: list[Candidate],
     readings: list[Any],
@@ -337,21 +377,20 @@ def _look_at(
     ref: float | None,
     cfg: JudgeSettings,
     net: NetSettings,
-    threads: int,
     min_edge: float = 0.0,
 ) -> tuple[list[Candidate], list[Any]]:
     """The candidates with the sure peaks of a look at ``size`` input pixels that lie on none
     of ``dice``, are of the table's size ``ref`` (and at least ``min_edge`` frame pixels) and
     the face model is sure are dice (without a size, only if it is sure of ZOOM_GAIN of them),
     after the sure peaks."""
-    found = peaks(sess, image_bgr, size, net.threshold, CLOSER_PEAKS_MOST, net.min_edge)
+    found = peaks(sess, cut.image, size, net.threshold, CLOSER_PEAKS_MOST, net.min_edge)
     found = [c for c in found if c.edge >= min_edge]
     if ref is not None:
         found = [c for c in found if net.weak_lo <= c.edge / ref <= net.weak_hi]
     new = new_dice(dice, found, net.threshold)[:CLOSER_VOUCH_MOST]
     if not new:
         return cands, readings
-    more = judge.classify(cut_faces(image_bgr, [c.corners for c in new], threads))
+    more = judge.classify(cut(new))
     limit = cfg.sure_die * judge.not_die_threshold
     add = [(c, r) for c, r in zip(new, more, strict=True) if not r.not_die and r.not_die_p <= limit]
     if ref is None and len(add) < ZOOM_GAIN:

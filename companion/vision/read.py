@@ -1,7 +1,8 @@
 """Reading a frame: find every die, cut its top face, read its motif.
 
-A die the finder could not cut out cleanly is still read (so its confidence
-says something) but reported as ``?``: doubt is shown, never hidden. A find
+A die the finder could not cut out cleanly, or streaked beyond slight motion
+blur (blur.py), is still read (so its confidence says something) but reported
+as ``?``: doubt is shown, never hidden. A find
 the face model is sure holds no die at all (a grid square or a printed marker
 the finder mistook for a die; classify.NOT_A_DIE) is left out of the reading.
 """
@@ -11,14 +12,15 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol, cast
 
 import numpy as np
 import numpy.typing as npt
 
-from companion.vision.crop import CROP_SIZE
+from companion.vision.blur import blurred
+from companion.vision.crop import CROP_SIZE, cut_faces
 from companion.vision.detect import DetectorSettings
 from companion.vision.detect_net import weigh_sizes_again
 from companion.vision.finders import DEFAULT_FINDER, Finder, make_finder
@@ -75,11 +77,14 @@ class Reader:
         finder: Finder | None = None,
         judge: JudgeSettings | None = None,
         threads: int = 2,
+        blur_gate: bool = False,
     ) -> None:
         """``judge``: find with the learned finder's candidates judged by the face model
         (judged.py) instead of ``finder``, its network on ``threads``; only for a face model
-        that knows non-dice."""
+        that knows non-dice. ``blur_gate``: a die smeared beyond slight motion blur reads `?`
+        (blur.py; off by default, as JudgeSettings.blur_gate, the judge's own)."""
         self.threads = threads
+        self.blur_gate = blur_gate
         self.classifier = classifier
         self.settings = settings
         self.finder = finder or make_finder("classic", settings)
@@ -148,6 +153,13 @@ class Reader:
             # the finds set aside no longer count toward the size of this table's dice
             dice = weigh_sizes_again([die for die, _ in kept])
             kept = [(die, r) for die, (_, r) in zip(dice, kept, strict=True)]
+        if kept and self.blur_gate:
+            crops = cut_faces(image_bgr, [die.corners for die, _ in kept], self.threads)
+            streaked = blurred(crops)
+            kept = [
+                (replace(die, clean=False, reason="blurred") if blur and die.clean else die, r)
+                for (die, r), blur in zip(kept, streaked, strict=True)
+            ]
         return [(die, _reading(die, r)) for die, r in kept]
 
 
