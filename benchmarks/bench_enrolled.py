@@ -110,14 +110,16 @@ def read_sets(
     clf.profile = None  # type: ignore[attr-defined]
 
 
+def mean_edge(corners: np.ndarray) -> float:
+    """The mean side of a die's top face (4, 2), in frame pixels."""
+    return float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)))
+
+
 def streaked_frame(f: RenderedFrame, k: int, first: int) -> tuple[RenderedFrame, float]:
     """Frame k smeared along STREAKS[k % len(STREAKS)] of its median die edge, at an angle
     drawn from its number; and that share."""
     share = STREAKS[k % len(STREAKS)]
-    edges = [
-        float(np.mean(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1)))
-        for q in (np.asarray(d.corners, np.float64) for d in f.dice)
-    ]
+    edges = [mean_edge(np.asarray(d.corners, np.float64)) for d in f.dice]
     unit = float(np.median(edges)) if edges else 60.0
     angle = float(np.random.default_rng(first + 7 * k).uniform(0.0, 180.0))
     return replace(f, image=streaked(f.image, share * unit, angle)), share
@@ -138,7 +140,7 @@ def die_rows(
     rows: list[dict[str, object]] = []
     for k, (d, q) in enumerate(zip(f.dice, regions, strict=True)):
         r = read.get(k)
-        edge = float(np.mean(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1)))
+        edge = mean_edge(q)
         rows.append(
             {
                 "set": i,
