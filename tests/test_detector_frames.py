@@ -55,3 +55,31 @@ def test_family_frames_hold_training_family_sets(monkeypatch: pytest.MonkeyPatch
 
 def test_earlier_seeds_keep_the_train_styles(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _styles_of(3500, monkeypatch) == tuple(TRAIN)
+
+
+def test_family_frames_lie_on_printed_squares_more_often_from_their_seed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Session 39: marbled dice on a checked cloth went unfound, so the seeds from
+    # FAMILY_SQUARES_FROM on put most family frames on printed squares; the seeds before keep
+    # the frames they always drew (a third on squares).
+    surfaces: list[object] = []
+
+    class Done(Exception):
+        pass
+
+    def fake_render(*_: object, surface_kind: object = None, **__: object) -> None:
+        surfaces.append(surface_kind)
+        raise Done
+
+    monkeypatch.setattr(synth_frame, "render_frame", fake_render)
+    mod = _script()
+    share = {}
+    for first in (mod.FAMILIES_FROM, mod.FAMILY_SQUARES_FROM):
+        surfaces.clear()
+        for seed in range(first, first + 200):
+            with pytest.raises(Done):
+                mod._render_one(seed)
+        share[first] = sum(s == "squares" for s in surfaces) / len(surfaces)
+    assert 0.2 < share[mod.FAMILIES_FROM] < 0.4, share
+    assert 0.6 < share[mod.FAMILY_SQUARES_FROM] < 0.8, share
