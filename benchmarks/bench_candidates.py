@@ -2,7 +2,7 @@
 
     python benchmarks/bench_candidates.py [--frames 40] [--photos 235] [--split dev]
         [--floor 0.15] [--weak 64] [--most 128] [--sure-die 0.05] [--doubt 0.5]
-        [--far-lo 0.5] [--further 1024]
+        [--far-lo 0.5] [--further 1024] [--recut 0,1.15]
         [--sets squares,families,small,plain,photos] [--first 71000]
 
 Reads DEVELOPMENT data only unless told: rendered frames of VALIDATION styles and
@@ -102,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         default=str(JudgeSettings().further),
         help="input px of one look more (0: none)",
     )
+    ap.add_argument("--recut", default="0", help="JudgeSettings.recut (0: never)")
     args = ap.parse_args(argv)
     reader = Reader.load(profile=args.profile)
     values = (
@@ -112,12 +113,20 @@ def main(argv: list[str] | None = None) -> int:
         args.doubt,
         args.far_lo,
         args.further,
+        args.recut,
     )
     settings = [
         JudgeSettings(
-            float(f), int(k), int(m), float(s), float(d), far_lo=float(lo), further=int(fu)
+            float(f),
+            int(k),
+            int(m),
+            float(s),
+            float(d),
+            far_lo=float(lo),
+            further=int(fu),
+            recut=float(rc),
         )
-        for f, k, m, s, d, lo, fu in product(*(v.split(",") for v in values))
+        for f, k, m, s, d, lo, fu, rc in product(*(v.split(",") for v in values))
     ]
     ways: list[tuple[str, JudgeSettings | None]] = [("finder", None)]
     ways += [(f"judged {s}", s) for s in settings]

@@ -391,3 +391,39 @@ def test_the_further_look_adds_no_die_smaller_than_the_contracts() -> None:
     assert len(find_and_read(image, FakeJudge(), JudgeSettings(further=1024), session=finder)) == 3
     any_size = JudgeSettings(further=1024, further_min_edge=0.0)
     assert len(find_and_read(image, FakeJudge(), any_size, session=finder)) == 6
+
+
+def test_where_the_closer_look_is_taken_its_corners_recut_the_dice_the_first_look_decoded_big() -> (
+    None
+):
+    # dice of 36 px: at 512 the finder finds them (19 input pixels, so the closer look is
+    # taken) but decodes them a third too big, at 768 at their size (session 39)
+    six = [(200.0 + 150 * i, 500.0, 36.0) for i in range(6)]
+    finder = SizedFinder(
+        {512: [(x, y, 48.0, 0.9) for x, y, _ in six], 768: [(x, y, e, 0.9) for x, y, e in six]}
+    )
+    image = _frame(*[(*d, RED) for d in six])
+    first = find_and_read(image, FakeJudge(), JudgeSettings(recut=0.0), session=finder)
+    assert len(first) == 6 and all(abs(d.edge - 48.0) < 1 for d, _ in first)
+    assert all(r.not_die_p == pytest.approx(0.3) for _, r in first)  # the crop holds grey too
+    got = find_and_read(image, FakeJudge(), JudgeSettings(recut=1.15), session=finder)
+    assert sorted(d.center[0] for d, _ in got) == pytest.approx([x for x, _, _ in six], abs=2)
+    assert all(abs(d.edge - 36.0) < 1 for d, _ in got)
+    assert all(r.not_die_p == 0.0 for _, r in got)  # read again on the new cut
+
+
+def test_a_recut_the_face_model_drops_keeps_the_first_looks_cut() -> None:
+    # the closer look's peak on the die sits on a printed mark over its edge: that cut is no die
+    die, mark = (400.0, 500.0, 36.0), (400.0, 516.0, 16.0)
+    others = [(700.0 + 150 * i, 500.0, 36.0) for i in range(3)]
+    finder = SizedFinder(
+        {
+            512: [(x, y, e, 0.9) for x, y, e in [die, *others]],
+            768: [(mark[0], mark[1], 36.0, 0.9)] + [(x, y, e, 0.9) for x, y, e in others],
+        }
+    )
+    image = _frame((*die, RED), *[(*d, RED) for d in others], (*mark, BLUE))
+    got = find_and_read(image, FakeJudge(), JudgeSettings(recut=1.15), session=finder)
+    (kept,) = [d for d, _ in got if abs(d.center[0] - die[0]) < 3]
+    assert abs(kept.center[1] - die[1]) < 2  # the first look's cut, not the mark's
+    assert all(abs(d.center[1] - 500.0) < 2 for d, _ in got)

@@ -608,6 +608,11 @@ def _same_as_any(c: Candidate, out: list[Candidate], kept: npt.NDArray[np.float6
     return any(_overlap(c.corners, out[i].corners) > OVERLAP for i in near)
 
 
+def same_die(a: Candidate, b: Candidate) -> bool:
+    """Whether two peaks, of one look or of two, are one die (:func:`one_per_die`'s test)."""
+    return _same_die(a.x, a.y, a.edge, a.corners, b)
+
+
 def _same_die(x: float, y: float, edge: float, corners: F32, c: Candidate) -> bool:
     d = float(np.hypot(x - c.x, y - c.y))
     if d < 0.5 * max(edge, c.edge):

@@ -46,6 +46,7 @@ from companion.vision.detect_net import (
     new_dice,
     one_per_die,
     peaks,
+    same_die,
     scaled,
     second_look,
     select_indexed,
@@ -128,6 +129,14 @@ class JudgeSettings:
     # reads (its rule asked 70 %), and a stricter limit cost ordinary frames 0.6 points of right
     # reads (docs/vision.md, session 38).
     blur_gate: bool = False
+    # Where the closer look is taken, a sure die of the first look that the closer look
+    # decodes at least `recut` times smaller is cut from the closer look's corners, which see
+    # it at more input pixels, and read again (0: never): a finder taught small dice on printed
+    # squares finds them at 512 but decodes them too big there (90th percentile 1.37x the true
+    # edge, at 768 1.04x; session 39). Dice decoded alike keep their cut: cut again, a few
+    # reads flip either way. Off: with that finder at 1.15 it read more dice right but more
+    # wrong on fresh frames, and fewer held-out frames all right (docs/vision.md, session 40).
+    recut: float = 0.0
 
 
 def find_and_read(
@@ -363,7 +372,7 @@ def _closer_look(
         # without a table size, only where the finder too is sure of fewer than three things
         if ref is None and len(sure) >= 3:
             return cands, readings
-    return _look_at(sess, cut, judge, cands, readings, size, dice, ref, cfg, net)
+    return _look_at(sess, cut, judge, cands, readings, size, dice, ref, cfg, net, recut=cfg.recut)
 
 
 def _look_at(
@@ -378,13 +387,17 @@ def _look_at(
     cfg: JudgeSettings,
     net: NetSettings,
     min_edge: float = 0.0,
+    recut: float = 0.0,
 ) -> tuple[list[Candidate], list[Any]]:
     """The candidates with the sure peaks of a look at ``size`` input pixels that lie on none
     of ``dice``, are of the table's size ``ref`` (and at least ``min_edge`` frame pixels) and
     the face model is sure are dice (without a size, only if it is sure of ZOOM_GAIN of them),
-    after the sure peaks."""
+    after the sure peaks. With ``recut``, the sure peaks it shares with ``dice`` first take
+    this look's corners (:func:`_recut`)."""
     found = peaks(sess, cut.image, size, net.threshold, CLOSER_PEAKS_MOST, net.min_edge)
     found = [c for c in found if c.edge >= min_edge]
+    if recut > 0:
+        cands, readings = _recut(cut, judge, cands, readings, dice, found, recut, net)
     if ref is not None:
         found = [c for c in found if net.weak_lo <= c.edge / ref <= net.weak_hi]
     new = new_dice(dice, found, net.threshold)[:CLOSER_VOUCH_MOST]
@@ -400,6 +413,41 @@ def _look_at(
         cands[:n] + [c for c, _ in add] + cands[n:],
         readings[:n] + [r for _, r in add] + readings[n:],
     )
+
+
+def _recut(
+    cut: _Crops,
+    judge: Judge,
+    cands: list[Candidate],
+    readings: list[Any],
+    dice: list[Candidate],
+    found: list[Candidate],
+    ratio: float,
+    net: NetSettings,
+) -> tuple[list[Candidate], list[Any]]:
+    """The candidates with each of ``dice`` that a sure peak of a larger look lies on, and
+    decodes at least ``ratio`` times smaller, cut at that peak's corners and read again: the
+    larger look decodes the die at more input pixels.
+    A die whose new cut the face model drops keeps its first: the first look's peak can be
+    the better one where the larger look's sits on a printed square beside the die."""
+    dice_ids = {id(c.corners) for c in dice}
+    mine = one_per_die([c for c in found if c.score >= net.threshold])
+    pairs: list[tuple[int, Candidate]] = []
+    for k, c in enumerate(cands):
+        if id(c.corners) not in dice_ids:
+            continue
+        on = [f for f in mine if same_die(f, c)]
+        if len(on) == 1 and c.edge >= ratio * on[0].edge:  # one peak there, not two halves
+            f = on[0]
+            pairs.append((k, replace(c, x=f.x, y=f.y, edge=f.edge, corners=f.corners)))
+    if not pairs:
+        return cands, readings
+    again = judge.classify(cut([a for _, a in pairs]))
+    cands, readings = list(cands), list(readings)
+    for (k, a), r in zip(pairs, again, strict=True):
+        if not r.not_die and r.not_die_p < judge.not_die_threshold:
+            cands[k], readings[k] = a, r
+    return cands, readings
 
 
 def _voucher(image_bgr: ImageBGR, judge: Judge, cfg: JudgeSettings, threads: int) -> Vouch:
