@@ -3,7 +3,7 @@
     python benchmarks/bench_enrolled.py [--split validation|held_out] [--sets 24]
         [--frames-per-set 8] [--gap 0.15,off] [--json F] [--further 1024]
         [--first-seed 90000] [--style-seed 80001] [--dies rows.jsonl]
-        [--streak] [--blur-gate on|off]
+        [--streak] [--blur-gate on|off] [--enrol-jitter 1.5 --jitter-seed 1]
 
 bench_families.py reads only the dice the finder found cleanly; this reads
 every frame as `companion vision read --profile` does (the learned finder's
@@ -22,6 +22,10 @@ each frame after rendering along a line of synth.streak.STREAKS[k] of its
 median die edge (k counts the frames, 0 to 0.45 of an edge; at a random
 angle): the blur gate's measure (`--blur-gate on|off`, JudgeSettings.blur_gate;
 off unless told). With `--dies`, each row holds its frame's streak.
+`--enrol-jitter J` moves each corner of every enrolment die by up to J pixels (uniform,
+seeded by `--jitter-seed`) before it is cut: how much the figures move with nothing but the
+profile's enrolment cuts, the noise a rule's gates must stand above (docs/vision.md, session
+40: 1.5 px took the shipped reader's silent errors on one fresh set from 3 to 5 and 6).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -47,10 +51,28 @@ from companion.synth.frame import RenderedFrame  # noqa: E402
 from companion.synth.streak import STREAKS, streaked  # noqa: E402
 from companion.synth.styles import Style  # noqa: E402
 from companion.vision import enroll  # noqa: E402
+from companion.vision.found import FoundDie  # noqa: E402
 from companion.vision.judged import JudgeSettings, judged_finder  # noqa: E402
 from companion.vision.read import DieReading, Reader  # noqa: E402
 
 FIRST_SEED = 90_000  # away from bench_families.py's reading frames (81_000..)
+Finder = Callable[[np.ndarray], Sequence[FoundDie]]
+
+
+def jittered(finder: Finder, jitter: float, seed: int) -> Finder:
+    """``finder`` with each die's corners moved by up to ``jitter`` pixels along each axis
+    (uniform; one generator for the whole run, so a run is reproduced by its seed)."""
+    rng = np.random.default_rng(seed)
+
+    def find(image: np.ndarray) -> list[FoundDie]:
+        return [
+            replace(
+                d, corners=(d.corners + rng.uniform(-jitter, jitter, (4, 2))).astype(np.float32)
+            )
+            for d in finder(image)
+        ]
+
+    return find
 
 
 def reading_frame(i: int, j: int, style: Style, first: int = FIRST_SEED) -> RenderedFrame:
@@ -182,13 +204,20 @@ def main(argv: list[str] | None = None) -> int:
         choices=("on", "off"),
         help="JudgeSettings.blur_gate",
     )
+    ap.add_argument(
+        "--enrol-jitter", type=float, default=0.0, help="px each enrolment corner moves at most"
+    )
+    ap.add_argument("--jitter-seed", type=int, default=1)
     args = ap.parse_args(argv)
     t0 = time.time()
     reader = Reader.load(finder="net")
     reader.judge = judge = JudgeSettings(further=args.further, blur_gate=args.blur_gate == "on")
     clf = reader.classifier
     # the enrolment frames found as `vision enroll` finds them (judged by the face model)
-    enrol = SimulatedEnrolment(clf, judged_finder(clf, judge))  # type: ignore[arg-type]
+    finder: Finder = judged_finder(clf, judge)  # type: ignore[arg-type]
+    if args.enrol_jitter > 0:
+        finder = jittered(finder, args.enrol_jitter, args.jitter_seed)
+    enrol = SimulatedEnrolment(clf, finder)  # type: ignore[arg-type]
     style_seed = 80_000 + (0 if args.split == "held_out" else 1)
     styles = family_styles(args.split, args.sets, args.style_seed or style_seed)
     enrol.add_styles(styles)

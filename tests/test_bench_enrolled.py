@@ -52,3 +52,22 @@ def test_streaked_frames_carry_their_streak_and_the_gate_reads_the_long_ones_unk
     # the sharp frames read the same either way
     sharp = [(r["die"], r["frame"], r["read"]) for r in rows if r["streak"] == 0.0]
     assert sharp == [(r["die"], r["frame"], r["read"]) for r in free if r["streak"] == 0.0]
+
+
+def test_enrolment_jitter_moves_each_corner_at_most_so_far_and_repeats_with_its_seed() -> None:
+    import numpy as np
+
+    from companion.vision.found import FoundDie
+
+    square = np.array([[10, 10], [60, 10], [60, 60], [10, 60]], np.float32)
+    die = FoundDie(center=(35.0, 35.0), corners=square, edge=50.0)
+    image = np.zeros((8, 8, 3), np.uint8)
+    runs = [bench_enrolled.jittered(lambda _: [die, die], 1.5, seed) for seed in (1, 1, 2)]
+    moved = [[d.corners for d in run(image)] for run in runs]
+    for corners in moved:
+        for c in corners:
+            shift = np.abs(c - square)
+            assert c.dtype == np.float32 and 0 < shift.max() <= 1.5
+    assert all(np.array_equal(a, b) for a, b in zip(moved[0], moved[1], strict=True))
+    assert not np.array_equal(moved[0][0], moved[2][0])  # another seed, other cuts
+    assert not np.array_equal(moved[0][0], moved[0][1])  # and each die its own
