@@ -1,11 +1,11 @@
 """Reading rendered frames end to end, after enrolment: the figures issue #4 sets.
 
     python benchmarks/bench_read.py [--split held-out|validation] [--frames 200]
-        [--finder judged|net|classic|both]
+        [--finder judged|net|classic|both] [--first 5300]
     python benchmarks/bench_read.py --split validation --sweep     # how NetSettings were chosen
 
 Frames are `render_frame(seed, styles=...)` at 1280x960 (held-out styles: seeds
-5000.., validation styles: seeds 7000..), the same pixels as
+5000.., validation styles: seeds 7000..; `--first` for others), the same pixels as
 bench_detect_net.py. For each frame the table's dice set(s) are enrolled the
 way `vision enroll` does it: one frame per motif with 12 dice of the set, the
 dice found by the same finder, `fit_profile`; then the frame is read with that
@@ -141,8 +141,12 @@ def main(argv: list[str] | None = None) -> int:
         "the others: that finder's finds read by the face model (as before session 34)",
     )
     ap.add_argument("--sweep", action="store_true")
+    ap.add_argument(
+        "--first", type=int, default=None, help="first frame's seed (default: the split's)"
+    )
     args = ap.parse_args(argv)
     styles, first = SPLITS[args.split]
+    first = first if args.first is None else args.first
     fr = frames(first, args.frames, styles)
     clf = FaceClassifier()
     if args.sweep:
