@@ -134,8 +134,8 @@ class JudgeSettings:
     # it at more input pixels, and read again (0: never): a finder taught small dice on printed
     # squares finds them at 512 but decodes them too big there (90th percentile 1.37x the true
     # edge, at 768 1.04x; session 39). Dice decoded alike keep their cut: cut again, a few
-    # reads flip either way. Off: with that finder at 1.15 it read more dice right but more
-    # wrong on fresh frames, and fewer held-out frames all right (docs/vision.md, session 40).
+    # reads flip either way. Off: with that finder at 1.15 it read our fresh frames better,
+    # but jade's two dice fewer right (docs/vision.md, session 40).
     recut: float = 0.0
 
 
