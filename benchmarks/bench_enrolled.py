@@ -34,7 +34,7 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -43,7 +43,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 from benchmarks.machine import describe  # noqa: E402
-from companion.evaluation.enrol_sim import SimulatedEnrolment  # noqa: E402
+from companion.evaluation.enrol_sim import Finder, SimulatedEnrolment  # noqa: E402
 from companion.evaluation.scoring import Tally, match_points, outside_frame, tally_frame  # noqa: E402
 from companion.synth import render_frame  # noqa: E402
 from companion.synth.family_sets import family_styles  # noqa: E402
@@ -56,7 +56,6 @@ from companion.vision.judged import JudgeSettings, judged_finder  # noqa: E402
 from companion.vision.read import DieReading, Reader  # noqa: E402
 
 FIRST_SEED = 90_000  # away from bench_families.py's reading frames (81_000..)
-Finder = Callable[[np.ndarray], Sequence[FoundDie]]
 
 
 def jittered(finder: Finder, jitter: float, seed: int) -> Finder:
