@@ -52,6 +52,21 @@ def test_the_teacher_term_counts_only_cells_where_a_die_is_seen() -> None:
     assert float(td.distill_loss(student, teacher, torch.zeros(1, 8, 8))) == pytest.approx(held)
 
 
+def test_teacher_cells_leave_a_die_the_teacher_misses_to_the_truth() -> None:
+    td = _script()
+    mask = torch.zeros(1, 8, 8)
+    mask[0, 3, 4] = 1.0  # the truth puts a die here
+    teacher = _maps(-3.0, 0.5)  # the teacher does not see it: its edge there means nothing
+    student = _maps(-3.0, 2.0)
+    assert float(td.distill_loss(student, teacher, mask, cells="either")) > 1.0
+    assert float(td.distill_loss(student, teacher, mask, cells="teacher")) == 0.0
+    # Where the teacher sees a die, its regression is held either way.
+    teacher[0, 0, 3, 4] = 3.0
+    held = float(td.distill_loss(student, teacher, mask, cells="either"))
+    assert held > 1.0
+    assert float(td.distill_loss(student, teacher, mask, cells="teacher")) == pytest.approx(held)
+
+
 @pytest.mark.slow
 def test_a_checkpoint_from_the_shipped_model_computes_what_it_computes(tmp_path: Path) -> None:
     onnxruntime = pytest.importorskip("onnxruntime")
