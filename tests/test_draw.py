@@ -21,6 +21,8 @@ def _read(x: float, y: float, face: str, edge: float = 40.0) -> DieReading:
 
 
 def _has(img: np.ndarray, color: tuple[int, int, int], x0: int, y0: int, x1: int, y1: int) -> bool:
+    # a box reaching past the frame's edge (a die half outside) is looked for inside the frame
+    x0, y0 = max(0, x0), max(0, y0)
     return bool((np.abs(img[y0:y1, x0:x1].astype(int) - color).sum(axis=2) < 30).any())
 
 

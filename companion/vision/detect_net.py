@@ -20,6 +20,7 @@ look (:class:`NetSettings`).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -35,6 +36,7 @@ from companion.vision.found import FoundDie
 from companion.vision.onnx_session import cpu_session
 
 MODEL_ENV = "COMPANION_DETECTOR"
+JUDGED_MODEL_ENV = "COMPANION_JUDGED_DETECTOR"
 STRIDE = 4
 # Chosen on VALIDATION-style frames (models/DETECTOR_CARD.md).
 THRESHOLD = 0.5
@@ -103,6 +105,18 @@ class DetectorModelError(Exception):
 def default_detector_path() -> Path:
     """COMPANION_DETECTOR if set, else models/dice_detector.onnx of this checkout."""
     return shipped_model(MODEL_ENV, "dice_detector.onnx")
+
+
+def judged_detector_path() -> Path:
+    """The network the judged finder (motif dice, judged.py) looks with: COMPANION_JUDGED_DETECTOR
+    if set, else COMPANION_DETECTOR if set, else models/dice_detector_judged.onnx. It was also
+    taught marbled dice on printed squares (models/DETECTOR_CARD.md, session 39); the plain
+    finder (pip dice) keeps dice_detector.onnx, which finds fewer phantoms on the real photos."""
+    if os.environ.get(JUDGED_MODEL_ENV, "").strip():
+        return shipped_model(JUDGED_MODEL_ENV, "dice_detector_judged.onnx")
+    if os.environ.get(MODEL_ENV, "").strip():
+        return default_detector_path()
+    return shipped_model(JUDGED_MODEL_ENV, "dice_detector_judged.onnx")
 
 
 _SESSIONS: dict[tuple[str, int], Any] = {}

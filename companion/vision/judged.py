@@ -42,6 +42,7 @@ from companion.vision.detect_net import (
     NetSettings,
     Vouch,
     input_long_for,
+    judged_detector_path,
     load_session,
     new_dice,
     one_per_die,
@@ -152,7 +153,7 @@ def find_and_read(
     net = net or NetSettings()
     judge = _Blanking(judge)
     cut = _Crops(image_bgr, threads)
-    sess = session if session is not None else load_session(threads=threads)
+    sess = session if session is not None else load_session(judged_detector_path(), threads=threads)
     h, w = image_bgr.shape[:2]
     floor = min(cfg.floor, net.low)
     size = input_long_for(max(h, w))
@@ -472,7 +473,7 @@ def judged_finder(
     find: the plain finder misses some dice the judged one reads (marbled bodies, whose
     stripes weaken the finder's peaks: of such validation-family dice it finds 88 %, the
     judged one 98 %; models/DETECTOR_CARD.md)."""
-    sess = load_session(threads=threads)
+    sess = load_session(judged_detector_path(), threads=threads)
 
     def find(image_bgr: ImageBGR) -> list[FoundDie]:
         return [d for d, _ in find_and_read(image_bgr, judge, cfg, session=sess)]
