@@ -94,8 +94,11 @@ def test_empty_frame() -> None:
 
 
 def test_missing_model(tmp_path: Path) -> None:
-    with pytest.raises(DetectorModelError, match="not found"):
+    with pytest.raises(DetectorModelError, match="not found.*COMPANION_DETECTOR"):
         load_session(tmp_path / "nope.onnx")
+    # the judged finder's own network names its own variable
+    with pytest.raises(DetectorModelError, match="not found.*COMPANION_JUDGED_DETECTOR"):
+        load_session(tmp_path / "dice_detector_judged.onnx")
 
 
 def _square(x: float, y: float, edge: float) -> npt.NDArray[np.float32]:
@@ -530,3 +533,16 @@ def test_the_judged_network_sizes_small_dice_right_at_its_first_look() -> None:
             ratios.append(near[0].edge / e)
     assert len(ratios) >= 26
     assert np.quantile(ratios, 0.9) <= 1.15 and max(ratios) <= 1.25, ratios
+
+
+def test_a_missing_judged_network_is_told_when_the_reader_loads(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # not at the first frame with a traceback: `vision read` turns this error into one sentence
+    from companion.vision import detect_net
+    from companion.vision.read import Reader
+
+    monkeypatch.delenv(detect_net.MODEL_ENV, raising=False)
+    monkeypatch.setenv(detect_net.JUDGED_MODEL_ENV, str(tmp_path / "gone.onnx"))
+    with pytest.raises(DetectorModelError, match="gone.onnx.*COMPANION_JUDGED_DETECTOR"):
+        Reader.load()

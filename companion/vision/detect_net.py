@@ -110,8 +110,9 @@ def default_detector_path() -> Path:
 def judged_detector_path() -> Path:
     """The network the judged finder (motif dice, judged.py) looks with: COMPANION_JUDGED_DETECTOR
     if set, else COMPANION_DETECTOR if set, else models/dice_detector_judged.onnx. It was also
-    taught marbled dice on printed squares (models/DETECTOR_CARD.md, session 39); the plain
-    finder (pip dice) keeps dice_detector.onnx, which finds fewer phantoms on the real photos."""
+    taught marbled dice on printed squares and the size of small dice (models/DETECTOR_CARD.md,
+    sessions 39 and 41); the plain finder (pip dice) keeps dice_detector.onnx, which finds fewer
+    phantoms on the real photos."""
     if os.environ.get(JUDGED_MODEL_ENV, "").strip():
         return shipped_model(JUDGED_MODEL_ENV, "dice_detector_judged.onnx")
     if os.environ.get(MODEL_ENV, "").strip():
@@ -141,8 +142,14 @@ def load_session(path: str | Path | None = None, *, threads: int = 2) -> Any:
 
 def _open(p: Path, threads: int) -> Any:
     if not p.is_file():
+        # name the variable this path came from, else the one for the file it stands for
+        named = [
+            v for v in (JUDGED_MODEL_ENV, MODEL_ENV) if os.environ.get(v, "").strip() == str(p)
+        ]
+        judged = p.name == "dice_detector_judged.onnx"
+        env = named[0] if named else JUDGED_MODEL_ENV if judged else MODEL_ENV
         raise DetectorModelError(
-            f"die detector model not found at {p} (set {MODEL_ENV} to its path)"
+            f"die detector model not found at {p} (reinstall the package, or set {env} to its path)"
         )
     try:
         return cpu_session(p, threads)

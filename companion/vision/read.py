@@ -99,7 +99,8 @@ class Reader:
     ) -> Reader:
         """The shipped model (or ``model``), adapted by an enrolment profile if given.
 
-        Raises companion.vision.classify.ModelError or enroll.EnrolmentError.
+        Raises companion.vision.classify.ModelError, enroll.EnrolmentError or
+        detect_net.DetectorModelError.
         """
         from companion.vision.enroll import load_reader
 
@@ -112,8 +113,13 @@ class Reader:
     def warm_up(self) -> None:
         """Run the face model once so its one-off setup is counted as loading, not reading.
         (The rest of a read sets itself up on the first frame with dice: ``read_images`` reads
-        its first image once untimed.)"""
+        its first image once untimed.) The judged finder's network is loaded here too, so a
+        missing one is told before the first frame (detect_net.DetectorModelError)."""
         self.classifier.classify(np.zeros((1, CROP_SIZE, CROP_SIZE, 3), np.uint8))
+        if self.judge is not None:
+            from companion.vision.detect_net import judged_detector_path, load_session
+
+            load_session(judged_detector_path(), threads=self.threads)
 
     def read(self, image_bgr: npt.NDArray[np.uint8]) -> list[DieReading]:
         return [r for _, r in self.read_with_finds(image_bgr)]
