@@ -82,7 +82,7 @@ def check_model(ctx: Context) -> Check:
         return Check(
             "model",
             "fail",
-            f"the face model does not load: {exc}",
+            f"a shipped model does not load: {exc}",
             "reinstall the package (deploy/install.sh, or pip install of the wheel) so the "
             "shipped models are present",
         )
