@@ -546,3 +546,20 @@ def test_a_missing_judged_network_is_told_when_the_reader_loads(
     monkeypatch.setenv(detect_net.JUDGED_MODEL_ENV, str(tmp_path / "gone.onnx"))
     with pytest.raises(DetectorModelError, match="gone.onnx.*COMPANION_JUDGED_DETECTOR"):
         Reader.load()
+
+
+def test_a_reader_of_motif_dice_loads_only_the_network_it_looks_with(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from companion.vision import detect_net
+    from companion.vision.read import Reader
+
+    monkeypatch.delenv(detect_net.MODEL_ENV, raising=False)
+    monkeypatch.delenv(detect_net.JUDGED_MODEL_ENV, raising=False)
+    monkeypatch.setattr(detect_net, "_SESSIONS", {})
+    reader = Reader.load()
+    assert [Path(p).name for p, _ in detect_net._SESSIONS] == ["dice_detector_judged.onnx"]
+    # the finder's own choice (read_found, `draw`) still looks with the plain network
+    frame = render_frame(5004, n_dice=4, styles=HELD_OUT)
+    assert len(reader.finder(frame.image)) == 4
+    assert "dice_detector.onnx" in [Path(p).name for p, _ in detect_net._SESSIONS]

@@ -113,9 +113,7 @@ def judged_detector_path() -> Path:
     taught marbled dice on printed squares and the size of small dice (models/DETECTOR_CARD.md,
     sessions 39 and 41); the plain finder (pip dice) keeps dice_detector.onnx, which finds fewer
     phantoms on the real photos."""
-    if os.environ.get(JUDGED_MODEL_ENV, "").strip():
-        return shipped_model(JUDGED_MODEL_ENV, "dice_detector_judged.onnx")
-    if os.environ.get(MODEL_ENV, "").strip():
+    if os.environ.get(MODEL_ENV, "").strip() and not os.environ.get(JUDGED_MODEL_ENV, "").strip():
         return default_detector_path()
     return shipped_model(JUDGED_MODEL_ENV, "dice_detector_judged.onnx")
 
