@@ -458,6 +458,14 @@ def test_small_dice_of_a_big_frame_are_found() -> None:
 # ----------------------------------------------------------------- the judged finder's network
 
 
+def _shipped_networks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No detector named by the environment: both finders look with the package's networks."""
+    from companion.vision import detect_net
+
+    monkeypatch.delenv(detect_net.MODEL_ENV, raising=False)
+    monkeypatch.delenv(detect_net.JUDGED_MODEL_ENV, raising=False)
+
+
 def test_the_judged_finder_looks_with_its_own_network_and_the_plain_finder_keeps_its_own(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -465,8 +473,7 @@ def test_the_judged_finder_looks_with_its_own_network_and_the_plain_finder_keeps
     # pip dice keep the shipped finder's network (fewer phantoms on the real photos).
     from companion.vision import detect_net
 
-    monkeypatch.delenv(detect_net.MODEL_ENV, raising=False)
-    monkeypatch.delenv(detect_net.JUDGED_MODEL_ENV, raising=False)
+    _shipped_networks(monkeypatch)
     judged, plain = detect_net.judged_detector_path(), detect_net.default_detector_path()
     assert judged.name == "dice_detector_judged.onnx" and judged.is_file()
     assert plain.name == "dice_detector.onnx" and plain.is_file()
@@ -542,7 +549,7 @@ def test_a_missing_judged_network_is_told_when_the_reader_loads(
     from companion.vision import detect_net
     from companion.vision.read import Reader
 
-    monkeypatch.delenv(detect_net.MODEL_ENV, raising=False)
+    _shipped_networks(monkeypatch)
     monkeypatch.setenv(detect_net.JUDGED_MODEL_ENV, str(tmp_path / "gone.onnx"))
     with pytest.raises(DetectorModelError, match="gone.onnx.*COMPANION_JUDGED_DETECTOR"):
         Reader.load()
@@ -554,8 +561,7 @@ def test_a_reader_of_motif_dice_loads_only_the_network_it_looks_with(
     from companion.vision import detect_net
     from companion.vision.read import Reader
 
-    monkeypatch.delenv(detect_net.MODEL_ENV, raising=False)
-    monkeypatch.delenv(detect_net.JUDGED_MODEL_ENV, raising=False)
+    _shipped_networks(monkeypatch)
     monkeypatch.setattr(detect_net, "_SESSIONS", {})
     reader = Reader.load()
     assert [Path(p).name for p, _ in detect_net._SESSIONS] == ["dice_detector_judged.onnx"]
