@@ -276,3 +276,29 @@ def test_enrolment_and_doctor_say_the_profile_reads_head_and_drawing_as_one(
     old = dataclasses.replace(enrolled_table, pixel_weight=0.0, fused_limits=())
     assert not any(line.startswith("head and") for line in faces_cli.self_check_lines(old))
     assert "read as one" not in old.summary()
+
+
+def test_a_die_the_model_doubts_reads_the_fused_read_where_the_pixels_decide(
+    face_clf: FaceClassifier, enrolled_table: Profile
+) -> None:
+    """Session 42: a find the model doubts is a die reads `?` by the head alone, but the fused
+    read decides it where it may decide a die the head is unsure of (docs/vision.md)."""
+    assert enrolled_table.pixels is not None
+    test, truth, _ = _enrolment_crops(style_by_name(STYLE), 78, frames=1)
+    # every find doubted (a doubt no probability stays under)
+    doubting = dataclasses.replace(enrolled_table, doubt=0.0)
+    decided = _reads(face_clf, doubting, test)
+    assert sum(f != UNKNOWN for f in decided) >= 0.8 * len(test)
+    assert all(f == FACES[t] for f, t in zip(decided, truth, strict=True) if f != UNKNOWN)
+    # not without a fused read, nor on a set whose pixels read its own dice badly, nor below
+    # the fused read's limits: there the head's doubt stands
+    assert not dataclasses.replace(doubting, fused_limits=()).fuses
+    for prof in (
+        dataclasses.replace(doubting, fused_limits=()),
+        dataclasses.replace(
+            doubting,
+            pixels=dataclasses.replace(enrolled_table.pixels, accuracy=MIN_ACCURACY - 0.01),
+        ),
+        dataclasses.replace(doubting, fused_limits=NONE_PASSES),
+    ):
+        assert all(f == UNKNOWN for f in _reads(face_clf, prof, test))

@@ -91,9 +91,9 @@ class ProfileHead(Protocol):
 
     @property
     def doubt(self) -> float:
-        """The model's not-a-die probability from which a find is doubted: it reads `?`, and is
-        dropped if also foreign (a die of a set left out of enrolment that the model knows for a
-        die stays `?`)."""
+        """The model's not-a-die probability from which a find is doubted: it reads `?` (unless
+        the head and pixels read as one decide it), and is dropped if also foreign (a die of a
+        set left out of enrolment that the model knows for a die stays `?`)."""
         ...
 
 
@@ -373,6 +373,16 @@ class FaceClassifier:
             limit = np.asarray(self.profile.limit(probs.argmax(axis=1)), np.float64)
             # the head has only seen dice: a find the model doubts is no motif it may vouch for
             limit[doubted] = np.inf
+            # ... but the head and the enrolled dice's pixels read as one may, where the pixels
+            # decide (a set they read well, a die drawn like the enrolled ones) and that read
+            # passes its own limit
+            doubted_seen = np.flatnonzero(doubted & ~unlike & ~drop)
+            if len(doubted_seen):
+                px = self.profile.pixel_reads(crops[doubted_seen], probs[doubted_seen])
+                if px.fused is not None and px.fused_limit is not None and px.decides is not None:
+                    ok = px.decides & (px.fused.max(axis=1) >= px.fused_limit)
+                    probs[doubted_seen[ok]] = px.fused[ok]
+                    limit[doubted_seen[ok]] = px.fused_limit[ok]
             # The enrolled dice's pixels, an independent read (pixel_templates.settle): a die
             # too unsure for the head alone reads its best guess when they name the same motif,
             # a die the head reads reads `?` when they name another by a wide margin; and a
