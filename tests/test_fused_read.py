@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from companion.synth import FACES, style_by_name
-from companion.vision import enroll
+from companion.vision import enroll, pixel_templates
 from companion.vision.classify import UNKNOWN, FaceClassifier, rotation_run, softmax
 from companion.vision.enroll import (
     FUSED_FLOOR,
@@ -23,7 +23,14 @@ from companion.vision.enroll import (
     Profile,
     _limits,
 )
-from companion.vision.pixel_templates import MIN_ACCURACY, PIXEL_WEIGHT, PixelReads, fuse, settle
+from companion.vision.pixel_templates import (
+    DECIDE_FLOOR,
+    MIN_ACCURACY,
+    PIXEL_WEIGHT,
+    PixelReads,
+    fuse,
+    settle,
+)
 from tests.test_enroll import _enrolment_crops
 from tests.test_pixel_templates import NONE_PASSES, STYLE, _reads, head_alone, other_sets
 
@@ -197,25 +204,32 @@ def test_settle_applies_each_rule_to_its_own_dice() -> None:
             [0.95, 0.05, 0, 0, 0],
             [0.1, 0.9, 0, 0, 0],
             [0.9, 0.1, 0, 0, 0],
-            [0.1, 0.85, 0.05, 0, 0],
-            [0.1, 0.85, 0.05, 0, 0],
+            [0.05, 0.92, 0.03, 0, 0],
+            [0.05, 0.92, 0.03, 0, 0],
         ],
         np.float32,
     )
-    p, lim = probs.copy(), limit.copy()
-    settle(
-        p,
-        lim,
-        _px(
-            5,
-            confirm=np.array([0, 0, 1, 0, 0], bool),
-            fused=fused,
-            fused_limit=np.full(5, 0.7),
-            decides=np.array([1, 1, 1, 1, 0], bool),
-        ),
-    )
-    reads = [int(a.argmax()) if a.max() >= b else None for a, b in zip(p, lim, strict=True)]
-    assert reads == [0, None, 0, 1, None]
+
+    def fused_reads(fused: np.ndarray) -> list[int | None]:
+        p, lim = probs.copy(), limit.copy()
+        settle(
+            p,
+            lim,
+            _px(
+                5,
+                confirm=np.array([0, 0, 1, 0, 0], bool),
+                fused=fused,
+                fused_limit=np.full(5, 0.7),
+                decides=np.array([1, 1, 1, 1, 0], bool),
+            ),
+        )
+        return [int(a.argmax()) if a.max() >= b else None for a, b in zip(p, lim, strict=True)]
+
+    assert fused_reads(fused) == [0, None, 0, 1, None]
+    # a die the fused read decides alone needs DECIDE_FLOOR, above its limit of 0.7
+    fused[3] = [0.1, 0.85, 0.05, 0, 0]
+    assert 0.7 < fused[3].max() < DECIDE_FLOOR
+    assert fused_reads(fused) == [0, None, 0, None, None]
     # the fused read below its limit: agreement fails and nothing is decided
     p, lim = probs.copy(), limit.copy()
     settle(
@@ -279,7 +293,7 @@ def test_enrolment_and_doctor_say_the_profile_reads_head_and_drawing_as_one(
 
 
 def test_a_die_the_model_doubts_reads_the_fused_read_where_the_pixels_decide(
-    face_clf: FaceClassifier, enrolled_table: Profile
+    face_clf: FaceClassifier, enrolled_table: Profile, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Session 42: a find the model doubts is a die reads `?` by the head alone, but the fused
     read decides it where it may decide a die the head is unsure of (docs/vision.md)."""
@@ -302,3 +316,15 @@ def test_a_die_the_model_doubts_reads_the_fused_read_where_the_pixels_decide(
         dataclasses.replace(doubting, fused_limits=NONE_PASSES),
     ):
         assert all(f == UNKNOWN for f in _reads(face_clf, prof, test))
+    # nor under DECIDE_FLOOR, however low the fused read's own limits (session 43); this set's
+    # fused reads are all above 0.9, so the floor is raised to where some are not
+    floor = 0.995
+    monkeypatch.setattr(pixel_templates, "DECIDE_FLOOR", floor)
+    face_clf.profile = dataclasses.replace(doubting, fused_limits=(0.0,) * len(FACES))
+    try:
+        floored = face_clf.classify(test)
+    finally:
+        face_clf.profile = None
+    kept = [r.face != UNKNOWN for r in floored]
+    assert all(r.confidence >= floor for r, k in zip(floored, kept, strict=True) if k)
+    assert 0 < sum(kept) < sum(f != UNKNOWN for f in decided)

@@ -18,6 +18,7 @@ from companion.vision.pixel_templates import (
     MARGIN_FLOOR,
     MIN_ACCURACY,
     OBJECTION_FLOOR,
+    SHIFT,
     SIDE,
     UNLIKE_GAP,
     PixelTemplates,
@@ -81,6 +82,52 @@ def test_descriptor_is_zero_mean_unit_length_and_ignores_brightness() -> None:
     assert (describe(dim).reshape(len(d), -1) * d.reshape(len(d), -1)).sum(axis=1).min() > 0.98
 
 
+def _drawn(shape: int, art_bgr: tuple[int, int, int], body_bgr: tuple[int, int, int]) -> np.ndarray:
+    """A crop of a face of one body colour with one of five drawings of another on it: an L,
+    a bar, a plus, a ring, two dots (none any other turned)."""
+    from companion.vision.crop import CROP_SIZE
+
+    crop = np.empty((CROP_SIZE, CROP_SIZE, 3), np.uint8)
+    crop[:] = body_bgr
+    parts = {
+        0: [(18, 46, 24, 30), (40, 46, 24, 42)],
+        1: [(18, 46, 29, 35)],
+        2: [(18, 46, 29, 35), (29, 35, 18, 46)],
+        3: [(20, 44, 20, 26), (20, 44, 38, 44), (20, 26, 20, 44), (38, 44, 20, 44)],
+        4: [(22, 30, 22, 30), (34, 42, 34, 42)],
+    }[shape]
+    for y0, y1, x0, x1 in parts:
+        crop[y0:y1, x0:x1] = art_bgr
+    return crop
+
+
+def test_colour_edges_see_art_of_the_body_s_grey() -> None:
+    # outlines the same grey as the body (otherhand dev oh3a, oh4a read 14-16 % by grey edges)
+    body, art = (40, 160, 40), (200, 90, 118)
+    grey = [0.114 * c[0] + 0.587 * c[1] + 0.299 * c[2] for c in (body, art)]
+    assert abs(grey[0] - grey[1]) < 2
+    crops = np.stack([_drawn(0, art, body), _drawn(1, art, body), _drawn(0, (0, 0, 0), body)])
+    noise = np.random.default_rng(5).normal(0.0, 3.0, crops.shape)  # a camera's
+    crops = np.clip(crops + noise, 0, 255).astype(np.uint8)
+    by_grey = describe(crops, colour=False).reshape(3, -1)
+    by_colour = describe(crops, colour=True).reshape(3, -1)
+    assert by_colour[0] @ by_colour[2] > 0.95  # the same drawing as in ink
+    assert by_colour[0] @ by_colour[1] < 0.7  # another drawing
+    assert abs(by_grey[0] @ by_grey[2]) < 0.5  # the grey sees little of it
+
+
+def test_a_die_cut_a_little_off_its_face_still_matches_its_enrolled_dice() -> None:
+    enrolled = np.stack([_drawn(k, (220, 220, 220), (30, 30, 30)) for k in range(5)])
+    labels = np.arange(5)
+    px = PixelTemplates.fit(enrolled, labels, labels)
+    assert (px.colour, px.shift) == (True, SHIFT)
+    off = np.roll(enrolled, (3, -3), axis=(1, 2))  # 3 crop pixels: about a cell of SIDE
+    still = px.similarities(off)[0]
+    assert (still.argmax(axis=1) == labels).all()
+    unshifted = dataclasses.replace(px, shift=0).similarities(off)[0]
+    assert (still[labels, labels] > unshifted[labels, labels] + 0.05).all()
+
+
 def test_pixels_read_a_turned_die_as_it_is(profile: Profile) -> None:
     assert profile.pixels is not None
     test, truth, _ = _enrolment_crops(style_by_name(STYLE), 77, frames=1)
@@ -95,10 +142,12 @@ def test_enrolment_checks_its_pixels_with_each_frame_left_out(clf: FaceClassifie
     crops, labels, frames = _enrolment_crops(style_by_name(STYLE), 11)
     good = PixelTemplates.fit(crops, labels, frames)
     assert good.usable and good.accuracy >= MIN_ACCURACY
-    # folders of the wrong motif: the check reads them as what they show, not as labelled
+    # frames in the wrong motif's folder: the check reads them as what they show, not as
+    # labelled (each such frame, and the other frame of its motif, reads wrong). A swap of two
+    # whole folders would pass: no check can tell it from a set drawn that way.
     swapped = labels.copy()
-    swapped[labels == 1], swapped[labels == 3] = 3, 1
     swapped[(labels == 0) & (frames == frames[labels == 0].min())] = 4
+    swapped[(labels == 2) & (frames == frames[labels == 2].min())] = 3
     bad = PixelTemplates.fit(crops, swapped, frames)
     assert bad.accuracy < good.accuracy
     assert not bad.usable
@@ -281,6 +330,7 @@ def test_pixel_templates_survive_save_and_load(
     tmp_path: Path, clf: FaceClassifier, profile: Profile
 ) -> None:
     assert profile.pixels is not None
+    px = profile.pixels
     profile.save(tmp_path / "p")
     back = Profile.load(tmp_path / "p", clf)
     assert back.pixels is not None
@@ -289,6 +339,13 @@ def test_pixel_templates_survive_save_and_load(
     assert back.pixels.accuracy == profile.pixels.accuracy
     assert back.pixels.worst_wrong == profile.pixels.worst_wrong
     assert back.pixels.least_similar == profile.pixels.least_similar < 1.0
+    assert (back.pixels.colour, back.pixels.shift) == (True, SHIFT) == (px.colour, px.shift)
+    # a profile from before session 43 keeps the grey edges it was checked with, unshifted
+    meta = json.loads((tmp_path / "p" / "profile.json").read_text())
+    del meta["pixel_check"]["colour"], meta["pixel_check"]["shift"]
+    (tmp_path / "p" / "profile.json").write_text(json.dumps(meta))
+    older = Profile.load(tmp_path / "p", clf).pixels
+    assert older is not None and (older.colour, older.shift) == (False, 0)
     # a profile from before pixel templates still reads, with the head alone
     dataclasses.replace(profile, pixels=None).save(tmp_path / "old")
     meta = json.loads((tmp_path / "old" / "profile.json").read_text())
@@ -308,6 +365,7 @@ def test_damaged_pixel_templates_are_one_sentence(
         "shape": dataclasses.replace(px, templates=px.templates[:, :10]),
         "labels": dataclasses.replace(px, labels=px.labels + 7),
         "accuracy": dataclasses.replace(px, accuracy=3.0),
+        "shift": dataclasses.replace(px, shift=9),
     }
     for name, bad in cases.items():
         dataclasses.replace(profile, pixels=bad).save(tmp_path / name)

@@ -375,14 +375,14 @@ class FaceClassifier:
             limit[doubted] = np.inf
             # ... but the head and the enrolled dice's pixels read as one may, where the pixels
             # decide (a set they read well, a die drawn like the enrolled ones) and that read
-            # passes its own limit
+            # passes its own limit (at least DECIDE_FLOOR)
             doubted_seen = np.flatnonzero(doubted & ~unlike & ~drop)
             if len(doubted_seen):
                 px = self.profile.pixel_reads(crops[doubted_seen], probs[doubted_seen])
                 if px.fused is not None and px.fused_limit is not None and px.decides is not None:
-                    ok = px.decides & (px.fused.max(axis=1) >= px.fused_limit)
+                    ok = px.decides & (px.fused.max(axis=1) >= px.decide_limit)
                     probs[doubted_seen[ok]] = px.fused[ok]
-                    limit[doubted_seen[ok]] = px.fused_limit[ok]
+                    limit[doubted_seen[ok]] = px.decide_limit[ok]
             # The enrolled dice's pixels, an independent read (pixel_templates.settle): a die
             # too unsure for the head alone reads its best guess when they name the same motif,
             # a die the head reads reads `?` when they name another by a wide margin; and a

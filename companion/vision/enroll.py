@@ -276,6 +276,8 @@ class Profile:
                     "accuracy": self.pixels.accuracy,
                     "worst_wrong_margin": self.pixels.worst_wrong,
                     "least_similar": self.pixels.least_similar,
+                    "colour": self.pixels.colour,
+                    "shift": self.pixels.shift,
                 }
                 if self.pixels is not None
                 else None
@@ -315,6 +317,9 @@ class Profile:
                         float(meta["pixel_check"]["worst_wrong_margin"]),
                         len(FACES),
                         float(meta["pixel_check"].get("least_similar", 2.0)),
+                        # a profile from before session 43: grey edges, no shift
+                        bool(meta["pixel_check"].get("colour", False)),
+                        int(meta["pixel_check"].get("shift", 0)),
                     )
             check = SelfCheck.from_json(meta["self_check"]) if meta.get("self_check") else None
             prof = cls(
@@ -367,6 +372,7 @@ class Profile:
             or not 0.0 <= pixels.accuracy <= 1.0
             or not 0.0 <= pixels.worst_wrong <= 2.0
             or not -2.0 <= pixels.least_similar <= 2.0
+            or not 0 <= pixels.shift <= 3
         ):
             raise EnrolmentError(f"the profile in {d} has damaged pixel templates; enrol again")
         numbers = (

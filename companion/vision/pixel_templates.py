@@ -19,6 +19,11 @@ with limits of its own from the same cross-check: a die the head reads keeps its
 motif only if that read names it too, and on a usable set it decides a die the
 head is unsure of that looks like the enrolled dice (docs/vision.md, session 29).
 
+A profile enrolled since session 43 describes the edges of all three colour channels (art the
+body's own grey has no grey edges) and matches each die moved by up to a cell each way (a die
+cut a little off its face). Since then, on every profile, the fused read alone decides a die
+only from DECIDE_FLOOR.
+
 Chosen on our development drawing families only (docs/vision.md, "Pixel
 rescue"): after enrolment, validation families read 94.4 -> 95.8 % of 941 dice
 right and the hard families 71.1 -> 81.2 %, with silent errors 0.43 -> 0.43 %
@@ -59,27 +64,43 @@ MIN_ACCURACY = 0.8
 # each unit of correlation with a motif's enrolled dice weighs this much log-probability.
 # Chosen on the validation and hard families' dumps (docs/vision.md, session 29).
 PIXEL_WEIGHT = 20.0
+# The fused read alone decides a die (one the head is unsure of or doubts) only from this
+# probability, whatever its limit from the cross-check: that check's frames are the
+# enrolment's, sharp and well lit, and a blurred die of art the body's own grey is read there
+# at 0.7-0.87 and wrong (otherhand development seeds 3 and 4: 11 of 279 such dice wrong, all
+# under 0.87; docs/vision.md, session 43).
+DECIDE_FLOOR = 0.9
 # A find this far less like every enrolled die than the least typical enrolled die was like
 # the other frames' dice looks like none of the table's dice (docs/vision.md, session 25).
 UNLIKE_GAP = 0.10
+# A die is matched to each enrolled die moved by up to this many cells of SIDE each way: a
+# die cut a pixel or two off its face (a side face in the quad) still lines up. On otherhand
+# development seeds 1-4, pixels alone on the finder's cuts: 95.9 -> 97.4 % (docs/vision.md,
+# session 43).
+SHIFT = 1
 # Dice checked at once at enrolment (their similarities to every enrolled die).
 CHECK_BLOCK = 256
 
 
-def describe(crops: npt.NDArray[np.uint8]) -> F32:
+def describe(crops: npt.NDArray[np.uint8], colour: bool = True) -> F32:
     """Each crop (N, CROP_SIZE, CROP_SIZE, 3) BGR as SIDE x SIDE edge strength, zero mean and
-    unit length: (N, SIDE, SIDE)."""
+    unit length: (N, SIDE, SIDE). With ``colour`` (a profile since session 43) the edges are
+    the strongest of the three channels', else those of the grey."""
     cut = CROP_MARGIN + INSET
     out = np.empty((len(crops), SIDE, SIDE), np.float32)
     for i, crop in enumerate(crops):
-        gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32)
-        inside = gray[cut : CROP_SIZE - cut, cut : CROP_SIZE - cut]
+        inside = crop[cut : CROP_SIZE - cut, cut : CROP_SIZE - cut]
         # The drawing's edges, not its shades: light across the die and the body's colour
         # and finish move the gray far more than the edges (dev families: the sets whose
         # own check passes rose from 21 and 12 to 23 and 21 of 24).
-        edges = cv2.magnitude(
-            cv2.Sobel(inside, cv2.CV_32F, 1, 0), cv2.Sobel(inside, cv2.CV_32F, 0, 1)
-        )
+        if colour:
+            # Art and body of one grey but not one colour (outlines on marble, on speckles)
+            # have no grey edges at all (docs/vision.md, session 43).
+            edges = np.zeros(inside.shape[:2], np.float32)
+            for channel in cv2.split(inside.astype(np.float32)):
+                np.maximum(edges, _edges(channel), out=edges)
+        else:
+            edges = _edges(cv2.cvtColor(inside, cv2.COLOR_BGR2GRAY).astype(np.float32))
         face = cv2.resize(edges, (SIDE, SIDE), interpolation=cv2.INTER_AREA)
         face = cv2.GaussianBlur(face, (0, 0), BLUR_SIGMA)
         face -= face.mean()
@@ -87,11 +108,36 @@ def describe(crops: npt.NDArray[np.uint8]) -> F32:
     return out
 
 
-def _turned(desc: F32) -> F32:
-    """Each descriptor at its four right angles, flattened: (N, 4, SIDE * SIDE)."""
-    return np.stack(
-        [np.rot90(desc, k, axes=(1, 2)).reshape(len(desc), -1) for k in range(4)], axis=1
-    )
+def _edges(channel: F32) -> F32:
+    """Gradient magnitude of one channel."""
+    gx = cv2.Sobel(channel, cv2.CV_32F, 1, 0)
+    return np.asarray(cv2.magnitude(gx, cv2.Sobel(channel, cv2.CV_32F, 0, 1)), np.float32)
+
+
+def _views(desc: F32, shift: int = 0) -> F32:
+    """Each descriptor at its four right angles and, with ``shift``, moved by up to that many
+    cells each way (edges padded; each view again zero mean and unit length), flattened:
+    (N, views, SIDE * SIDE)."""
+    n = len(desc)
+    turned = np.stack([np.rot90(desc, k, axes=(1, 2)) for k in range(4)], axis=1)
+    if not shift:
+        return np.ascontiguousarray(turned.reshape(n, 4, SIDE * SIDE))
+    pad = np.pad(turned, ((0, 0), (0, 0), (shift, shift), (shift, shift)), mode="edge")
+    span = range(2 * shift + 1)
+    views = np.stack(
+        [pad[:, :, dy : dy + SIDE, dx : dx + SIDE] for dy in span for dx in span], axis=2
+    ).reshape(n, -1, SIDE * SIDE)
+    views -= views.mean(axis=2, keepdims=True)
+    views /= np.linalg.norm(views, axis=2, keepdims=True) + 1e-6
+    return views
+
+
+def _best_view(views: F32, templates: F32) -> F32:
+    """Each die's best similarity over its views (N, views, F) to each template (M, F): (N, M).
+    One matrix product (BLAS), not an einsum: 36 views a die."""
+    n, v, f = views.shape
+    sim = views.reshape(n * v, f) @ templates.T
+    return np.asarray(sim.reshape(n, v, -1).max(axis=1), np.float32)
 
 
 def fuse(probs: F32, per: F32, weight: float = PIXEL_WEIGHT) -> F32:
@@ -138,6 +184,13 @@ class PixelReads:
     # dice (as for the objection: another set's die keeps the head's `?`).
     decides: npt.NDArray[np.bool_] | None = None
 
+    @property
+    def decide_limit(self) -> npt.NDArray[np.float64]:
+        """The limit of the fused read where it decides a die alone: its own, at least
+        DECIDE_FLOOR."""
+        assert self.fused_limit is not None
+        return np.maximum(self.fused_limit, DECIDE_FLOOR)
+
 
 def settle(probs: F32, limit: npt.NDArray[np.float64], px: PixelReads) -> None:
     """In place, for dice a profile reads (probs (N, motifs) of its head, the limit of each
@@ -145,7 +198,7 @@ def settle(probs: F32, limit: npt.NDArray[np.float64], px: PixelReads) -> None:
     guess when they confirm it, a die the head reads reads `?` when they object; with a fused
     read, a die read as a motif keeps it only if the fused read names it too above its limit,
     and a die the head is unsure of (and the pixels did not settle) reads the fused read
-    where ``px.decides`` (its probabilities and limit)."""
+    where ``px.decides`` (its probabilities, and its limit but at least DECIDE_FLOOR)."""
     best = probs.argmax(axis=1)
     low = probs.max(axis=1) < limit
     limit[low & px.confirm] = 0.0
@@ -157,7 +210,7 @@ def settle(probs: F32, limit: npt.NDArray[np.float64], px: PixelReads) -> None:
     limit[low & px.confirm & ~agree] = np.inf
     decide = low & ~px.confirm & px.decides
     probs[decide] = px.fused[decide]
-    limit[decide] = px.fused_limit[decide]
+    limit[decide] = px.decide_limit[decide]
 
 
 @dataclass(frozen=True)
@@ -173,6 +226,10 @@ class PixelTemplates:
     # like the enrolled dice than this (another set, other light) is one the pixels do not
     # hold back; above 1, they never do (a profile from before objections).
     least_similar: float = 2.0
+    # How the dice are described and matched: colour edges within a cell's shift since session
+    # 43; grey edges at the four right angles only before (a profile from then keeps them).
+    colour: bool = False
+    shift: int = 0
 
     @classmethod
     def fit(
@@ -188,14 +245,14 @@ class PixelTemplates:
     ) -> tuple[PixelTemplates, F32]:
         """:meth:`fit`, and each crop's best similarity to each motif's dice of the other frames
         (N, motifs; -2 where a motif has none): the pixels' half of the profile's cross-check."""
-        desc = describe(crops)
+        desc = describe(crops, colour=True)
         flat = desc.reshape(len(desc), -1)
         per = np.full((len(flat), motifs), -2.0, np.float32)
         nearest = np.full(len(flat), -2.0, np.float32)
         # In blocks of dice: the similarities of a big enrolment at once would not fit a Pi.
         for start in range(0, len(flat), CHECK_BLOCK):
             part = slice(start, start + CHECK_BLOCK)
-            sim = np.einsum("nrf,mf->nmr", _turned(desc[part]), flat).max(axis=2)
+            sim = _best_view(_views(desc[part], SHIFT), flat)
             sim[frames[part, None] == frames[None, :]] = -2.0  # its own frame left out
             per[part] = _motif_best(sim, labels, motifs)
             nearest[part] = sim.max(axis=1)
@@ -205,7 +262,14 @@ class PixelTemplates:
         worst = float(max(margin[wrong].max(), 0.0)) if wrong.any() else 0.0
         least = float(nearest.min()) if len(nearest) else 2.0
         fitted = cls(
-            flat.astype(np.float32), labels.astype(np.int64), accuracy, worst, motifs, least
+            flat.astype(np.float32),
+            labels.astype(np.int64),
+            accuracy,
+            worst,
+            motifs,
+            least,
+            colour=True,
+            shift=SHIFT,
         )
         return fitted, per
 
@@ -224,7 +288,8 @@ class PixelTemplates:
         enrolled die most like it (N,)."""
         if not len(crops):
             return np.zeros((0, self.motifs), np.float32), np.zeros(0, np.float32)
-        sim = np.einsum("nrf,mf->nmr", _turned(describe(crops)), self.templates).max(axis=2)
+        views = _views(describe(crops, self.colour), self.shift)
+        sim = _best_view(views, self.templates)
         return _motif_best(sim, self.labels, self.motifs), sim.max(axis=1)
 
     def read(self, crops: npt.NDArray[np.uint8]) -> tuple[I64, F32, F32]:
