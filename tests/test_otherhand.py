@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from benchmarks.otherhand.make_sets import main
 
@@ -84,3 +85,18 @@ def test_layout_truth_and_determinism(tmp_path: Path) -> None:
         assert r["meta"]["partial"] == 0
     _make(b)
     assert _digest(a) == _digest(b)
+
+
+def test_a_plan_fixes_the_kind_of_dice_and_a_wrong_one_is_one_sentence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # development sets of one kind (wood with embossed art, the reader's weakest in session 44)
+    args = ["--out", str(tmp_path), "--seed", "3", "--sets", "2", "--test-frames", "1"]
+    args += ["--crops", "1", "--enroll-frames", "1", "--jobs", "1"]
+    assert main([*args, "--plan", "body=wood", "--plan", "finish=embossed"]) == 0
+    described = (tmp_path / "sets.txt").read_text().splitlines()
+    assert len(described) == 2 and all("wood body, embossed art" in d for d in described)
+    with pytest.raises(SystemExit):
+        main([*args, "--plan", "body=glass"])
+    said = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "--plan body=glass: not a choice the renderer has (it knows solid," in said

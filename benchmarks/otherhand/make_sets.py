@@ -1,6 +1,7 @@
 """Write dice sets in the foreign-art layout (see README.md).
 
 python -m benchmarks.otherhand.make_sets --out DIR --seed S --sets N [--test-frames 40] [--crops 40]
+    [--plan body=wood --plan finish=embossed]
 """
 
 from __future__ import annotations
@@ -72,6 +73,17 @@ def frame_plan(rng: Rng, n: int) -> list[int]:
     return [int(c) for c in rng.permutation(counts)]
 
 
+# The main choices of a set and what each may be.
+CHOICES: dict[str, tuple[str, ...]] = {
+    "letter": tuple(dict.fromkeys(LETTERINGS)),
+    "arm": ARM_STYLES,
+    "layout": tuple(dict.fromkeys(LAYOUTS)),
+    "sign": SIGNS,
+    "body": BODIES,
+    "finish": tuple(dict.fromkeys(FINISHES)),
+}
+
+
 def batch_plan(seed: int, k: int) -> dict[str, str]:
     """Main choices of set k, dealt from shuffled lists so that a batch's sets all differ."""
     rng = np.random.default_rng([seed, 7777])
@@ -97,11 +109,13 @@ def make_set(
     crops: int,
     enroll_frames: int = 2,
     partial: bool = False,
+    fixed: dict[str, str] | None = None,
 ) -> str:
     cv2.setNumThreads(1)
     name = set_name(seed, k)
     rng = np.random.default_rng([seed, k])
-    style = make_style(rng, name, batch_plan(seed, k))
+    # ``fixed`` choices (--plan) replace the dealt ones: development sets of one kind of die
+    style = make_style(rng, name, {**batch_plan(seed, k), **(fixed or {})})
     for motif in FACES:  # enrolment: every die shows the folder's motif
         d = out / "enroll" / name / motif
         d.mkdir(parents=True, exist_ok=True)
@@ -150,10 +164,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--partial", action="store_true", help="test frames may hold a die cut by the border"
     )
+    ap.add_argument(
+        "--plan",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="fix a choice of every set, e.g. body=wood finish=embossed (keys: "
+        + ", ".join(CHOICES)
+        + ")",
+    )
     a = ap.parse_args(argv)
+    fixed: dict[str, str] = {}
+    for item in a.plan:
+        key, _, value = item.partition("=")
+        if key not in CHOICES or value not in CHOICES[key]:
+            known = ", ".join(CHOICES.get(key, ())) or ", ".join(CHOICES)
+            ap.error(f"--plan {item}: not a choice the renderer has (it knows {known})")
+        fixed[key] = value
     t0 = time.time()
     args = [
-        (a.out, a.seed, k, a.test_frames, a.crops, a.enroll_frames, a.partial)
+        (a.out, a.seed, k, a.test_frames, a.crops, a.enroll_frames, a.partial, fixed)
         for k in range(a.sets)
     ]
     if a.jobs > 1 and a.sets > 1:
