@@ -27,6 +27,8 @@ from companion.vision.pixel_templates import (
     DECIDE_FLOOR,
     MIN_ACCURACY,
     PIXEL_WEIGHT,
+    WEAK_ACCURACY,
+    WEAK_FLOOR,
     PixelReads,
     fuse,
     settle,
@@ -103,7 +105,7 @@ def test_a_read_die_keeps_its_motif_only_if_the_fused_read_names_it(
 
 
 def test_the_fused_read_decides_a_head_unsure_die_only_where_the_pixels_are_trusted(
-    face_clf: FaceClassifier, enrolled_table: Profile
+    face_clf: FaceClassifier, enrolled_table: Profile, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert enrolled_table.pixels is not None
     test, truth, _ = _enrolment_crops(style_by_name(STYLE), 77, frames=1)
@@ -117,9 +119,28 @@ def test_the_fused_read_decides_a_head_unsure_die_only_where_the_pixels_are_trus
     decided = _reads(face_clf, strict, test)
     assert sum(f != UNKNOWN for f in decided) >= 0.8 * len(test)
     assert all(f == FACES[t] for f, t in zip(decided, truth, strict=True) if f != UNKNOWN)
-    # not where the set's pixels read its own dice badly ...
-    weak = dataclasses.replace(strict, pixels=dataclasses.replace(px, accuracy=MIN_ACCURACY - 0.01))
+    # not where the set's pixels read its own dice poorly ...
+    poor = dataclasses.replace(
+        strict, pixels=dataclasses.replace(px, accuracy=WEAK_ACCURACY - 0.01)
+    )
+    assert all(f == UNKNOWN for f in _reads(face_clf, poor, test))
+    # ... where they read them weakly, only from WEAK_FLOOR (session 44) ...
+    weak_px = dataclasses.replace(px, accuracy=MIN_ACCURACY - 0.01)
+    assert not weak_px.usable and weak_px.may_decide and weak_px.decide_floor == WEAK_FLOOR
+    face_clf.profile = dataclasses.replace(strict, pixels=weak_px)
+    try:
+        weakly = face_clf.classify(test)
+    finally:
+        face_clf.profile = None
+    read = [r for r in weakly if r.face != UNKNOWN]
+    assert read and all(r.confidence >= WEAK_FLOOR for r in read)
+    assert all(r.face == FACES[t] for r, t in zip(weakly, truth, strict=True) if r.face != UNKNOWN)
+    monkeypatch.setattr(pixel_templates, "WEAK_FLOOR", 1.01)  # a floor no read reaches
+    assert dataclasses.replace(px, accuracy=MIN_ACCURACY - 0.01).decide_floor == 1.01
+    weak = dataclasses.replace(strict, pixels=weak_px)
     assert all(f == UNKNOWN for f in _reads(face_clf, weak, test))
+    # ... and a usable set's floor stays DECIDE_FLOOR
+    assert px.usable and px.decide_floor == DECIDE_FLOOR
     # ... nor for a die less like the enrolled dice than the least typical of them was
     aloof = dataclasses.replace(strict, pixels=dataclasses.replace(px, least_similar=1.5))
     assert all(f == UNKNOWN for f in _reads(face_clf, aloof, test))
@@ -286,6 +307,16 @@ def test_enrolment_and_doctor_say_the_profile_reads_head_and_drawing_as_one(
     )
     said = [line for line in faces_cli.self_check_lines(weak) if line.startswith("head and")]
     assert len(said) == 1 and "decides" not in said[0]
+    # one whose pixels read them weakly: decisions only when sure (session 44)
+    weakly = dataclasses.replace(
+        enrolled_table, pixels=dataclasses.replace(enrolled_table.pixels, accuracy=0.7)
+    )
+    said = [line for line in faces_cli.self_check_lines(weakly) if line.startswith("head and")]
+    assert len(said) == 1 and f"only from {WEAK_FLOOR:.2f}, the pixel check being weak" in said[0]
+    assert "a fused read decides one only when sure" in weakly.summary()
+    assert (
+        "only when sure" not in weak.summary() and "only when sure" not in enrolled_table.summary()
+    )
     # a profile from before says nothing of it
     old = dataclasses.replace(enrolled_table, pixel_weight=0.0, fused_limits=())
     assert not any(line.startswith("head and") for line in faces_cli.self_check_lines(old))
@@ -304,14 +335,14 @@ def test_a_die_the_model_doubts_reads_the_fused_read_where_the_pixels_decide(
     decided = _reads(face_clf, doubting, test)
     assert sum(f != UNKNOWN for f in decided) >= 0.8 * len(test)
     assert all(f == FACES[t] for f, t in zip(decided, truth, strict=True) if f != UNKNOWN)
-    # not without a fused read, nor on a set whose pixels read its own dice badly, nor below
+    # not without a fused read, nor on a set whose pixels read its own dice poorly, nor below
     # the fused read's limits: there the head's doubt stands
     assert not dataclasses.replace(doubting, fused_limits=()).fuses
     for prof in (
         dataclasses.replace(doubting, fused_limits=()),
         dataclasses.replace(
             doubting,
-            pixels=dataclasses.replace(enrolled_table.pixels, accuracy=MIN_ACCURACY - 0.01),
+            pixels=dataclasses.replace(enrolled_table.pixels, accuracy=WEAK_ACCURACY - 0.01),
         ),
         dataclasses.replace(doubting, fused_limits=NONE_PASSES),
     ):

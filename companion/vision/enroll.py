@@ -197,8 +197,10 @@ class Profile:
         fused = fuse(probs, similar[0], self.pixel_weight)
         limit = np.asarray(self.fused_limits, np.float64)[fused.argmax(axis=1)]
         alike = similar[1] >= self.pixels.least_similar
-        decides = alike & self.pixels.usable
-        return PixelReads(confirm, objection, fused, limit, np.asarray(decides, bool))
+        decides = alike & self.pixels.may_decide
+        return PixelReads(
+            confirm, objection, fused, limit, np.asarray(decides, bool), self.pixels.decide_floor
+        )
 
     def pixel_foreign(self, crops: npt.NDArray[np.uint8]) -> npt.NDArray[np.bool_]:
         """Which crops look, by their pixels, like none of the enrolled dice by far (none
@@ -408,7 +410,11 @@ class Profile:
             )
         if self.pixels is not None:
             text += f"; pixel check {100 * self.pixels.accuracy:.1f}% " + (
-                "(may settle a ?)" if self.pixels.usable else "(too few to settle a ?)"
+                "(may settle a ?)"
+                if self.pixels.usable
+                else "(too few to settle a ?, a fused read decides one only when sure)"
+                if self.pixels.may_decide and self.fuses
+                else "(too few to settle a ?)"
             )
             if self.fuses:
                 text += ", read as one with the head"

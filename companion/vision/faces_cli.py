@@ -106,7 +106,12 @@ def self_check_lines(profile: Profile) -> list[str]:
                     "; where the head is unsure, it decides a die whose drawing is like the "
                     "enrolled dice"
                     if px.usable
-                    else ""
+                    else (
+                        "; where the head is unsure, it decides a die whose drawing is like the "
+                        f"enrolled dice only from {px.decide_floor:.2f}, the pixel check being weak"
+                        if px.may_decide
+                        else ""
+                    )
                 )
             )
         if px.knows_likeness:

@@ -24,6 +24,10 @@ body's own grey has no grey edges) and matches each die moved by up to a cell ea
 cut a little off its face). Since then, on every profile, the fused read alone decides a die
 only from DECIDE_FLOOR.
 
+Since session 44 a set whose pixel check is weak (WEAK_ACCURACY up to MIN_ACCURACY: wood's grain
+under outlines or silver art) still lets the fused read decide a die the head is unsure of, only
+from WEAK_FLOOR; its pixels alone still settle and hold back nothing.
+
 Chosen on our development drawing families only (docs/vision.md, "Pixel
 rescue"): after enrolment, validation families read 94.4 -> 95.8 % of 941 dice
 right and the hard families 71.1 -> 81.2 %, with silent errors 0.43 -> 0.43 %
@@ -70,6 +74,14 @@ PIXEL_WEIGHT = 20.0
 # at 0.7-0.87 and wrong (otherhand development seeds 3 and 4: 11 of 279 such dice wrong, all
 # under 0.87; docs/vision.md, session 43).
 DECIDE_FLOOR = 0.9
+# A set whose pixels read its own dice less well than MIN_ACCURACY but at least this well still
+# lets the fused read decide a die, only from WEAK_FLOOR: on wood with outlines or silver art
+# (otherhand development sets 13d, 6b, 1b: check 0.67-0.76) the pixels alone read 76-92 % of
+# the dice right and the head few; trusted as a usable set's pixels, they read up to 1 % of a
+# set's dice wrong, and from 0.98, 1 of 835 dice read (docs/vision.md, session 44). Under
+# WEAK_ACCURACY the pixels say nothing.
+WEAK_ACCURACY = 0.65
+WEAK_FLOOR = 0.98
 # A find this far less like every enrolled die than the least typical enrolled die was like
 # the other frames' dice looks like none of the table's dice (docs/vision.md, session 25).
 UNLIKE_GAP = 0.10
@@ -180,16 +192,18 @@ class PixelReads:
     fused: F32 | None = None
     fused_limit: npt.NDArray[np.float64] | None = None
     # Which dice the fused read may decide where the head is unsure: on a set whose pixels
-    # read its own dice well (usable, as for the rescue), a die that looks like the enrolled
-    # dice (as for the objection: another set's die keeps the head's `?`).
+    # read its own dice well enough (may_decide), a die that looks like the enrolled dice (as
+    # for the objection: another set's die keeps the head's `?`).
     decides: npt.NDArray[np.bool_] | None = None
+    # The least probability at which the fused read decides a die alone (the set's decide_floor).
+    floor: float = DECIDE_FLOOR
 
     @property
     def decide_limit(self) -> npt.NDArray[np.float64]:
-        """The limit of the fused read where it decides a die alone: its own, at least
-        DECIDE_FLOOR."""
+        """The limit of the fused read where it decides a die alone: its own, at least the
+        set's floor (DECIDE_FLOOR, or WEAK_FLOOR on a set whose pixel check is weak)."""
         assert self.fused_limit is not None
-        return np.maximum(self.fused_limit, DECIDE_FLOOR)
+        return np.maximum(self.fused_limit, self.floor)
 
 
 def settle(probs: F32, limit: npt.NDArray[np.float64], px: PixelReads) -> None:
@@ -198,7 +212,7 @@ def settle(probs: F32, limit: npt.NDArray[np.float64], px: PixelReads) -> None:
     guess when they confirm it, a die the head reads reads `?` when they object; with a fused
     read, a die read as a motif keeps it only if the fused read names it too above its limit,
     and a die the head is unsure of (and the pixels did not settle) reads the fused read
-    where ``px.decides`` (its probabilities, and its limit but at least DECIDE_FLOOR)."""
+    where ``px.decides`` (its probabilities, and its limit but at least ``px.floor``)."""
     best = probs.argmax(axis=1)
     low = probs.max(axis=1) < limit
     limit[low & px.confirm] = 0.0
@@ -280,8 +294,19 @@ class PixelTemplates:
 
     @property
     def usable(self) -> bool:
-        """Whether this set's pixels are to be trusted at all."""
+        """Whether this set's pixels are to be trusted alone (to settle or hold back a read)."""
         return self.accuracy >= MIN_ACCURACY and len(self.labels) > 0
+
+    @property
+    def may_decide(self) -> bool:
+        """Whether the fused read may decide a die the head is unsure of on this set (from
+        decide_floor): on a usable set, and on one whose check is weak but not poor."""
+        return self.accuracy >= WEAK_ACCURACY and len(self.labels) > 0
+
+    @property
+    def decide_floor(self) -> float:
+        """The least probability at which the fused read decides a die alone on this set."""
+        return DECIDE_FLOOR if self.usable else WEAK_FLOOR
 
     def similarities(self, crops: npt.NDArray[np.uint8]) -> tuple[F32, F32]:
         """Each crop's best similarity to each motif's enrolled dice (N, motifs), and to the
