@@ -73,9 +73,9 @@ def frame_plan(rng: Rng, n: int) -> list[int]:
     return [int(c) for c in rng.permutation(counts)]
 
 
-# The main choices of a set and what each may be.
-CHOICES: dict[str, tuple[str, ...]] = {
-    "letter": tuple(dict.fromkeys(LETTERINGS)),
+# The main choices of a set, each dealt from its list (one listed twice is dealt more often).
+DEALT: dict[str, tuple[str, ...]] = {
+    "letter": LETTERINGS,
     "arm": ARM_STYLES,
     "layout": tuple(dict.fromkeys(LAYOUTS)),
     "sign": SIGNS,
@@ -87,17 +87,9 @@ CHOICES: dict[str, tuple[str, ...]] = {
 def batch_plan(seed: int, k: int) -> dict[str, str]:
     """Main choices of set k, dealt from shuffled lists so that a batch's sets all differ."""
     rng = np.random.default_rng([seed, 7777])
-    lists = {
-        "letter": LETTERINGS,
-        "arm": ARM_STYLES,
-        "layout": tuple(dict.fromkeys(LAYOUTS)),
-        "sign": SIGNS,
-        "body": BODIES,
-        "finish": tuple(dict.fromkeys(FINISHES)),
-    }
     return {
         key: str(vals[int(rng.permutation(len(vals))[k % len(vals)])])
-        for key, vals in lists.items()
+        for key, vals in DEALT.items()
     }
 
 
@@ -170,15 +162,15 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         metavar="KEY=VALUE",
         help="fix a choice of every set, e.g. body=wood finish=embossed (keys: "
-        + ", ".join(CHOICES)
+        + ", ".join(DEALT)
         + ")",
     )
     a = ap.parse_args(argv)
     fixed: dict[str, str] = {}
     for item in a.plan:
         key, _, value = item.partition("=")
-        if key not in CHOICES or value not in CHOICES[key]:
-            known = ", ".join(CHOICES.get(key, ())) or ", ".join(CHOICES)
+        if key not in DEALT or value not in DEALT[key]:
+            known = ", ".join(dict.fromkeys(DEALT.get(key, ()))) or ", ".join(DEALT)
             ap.error(f"--plan {item}: not a choice the renderer has (it knows {known})")
         fixed[key] = value
     t0 = time.time()

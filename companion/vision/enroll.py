@@ -409,13 +409,13 @@ class Profile:
                 f"{c.dice - c.right - c.unsure} wrong of {c.dice} dice with their frame left out"
             )
         if self.pixels is not None:
-            text += f"; pixel check {100 * self.pixels.accuracy:.1f}% " + (
-                "(may settle a ?)"
-                if self.pixels.usable
-                else "(too few to settle a ?, a fused read decides one only when sure)"
-                if self.pixels.may_decide and self.fuses
-                else "(too few to settle a ?)"
-            )
+            if self.pixels.usable:
+                says = "(may settle a ?)"
+            elif self.pixels.may_decide and self.fuses:
+                says = "(too few to settle a ?, a fused read decides one only when sure)"
+            else:
+                says = "(too few to settle a ?)"
+            text += f"; pixel check {100 * self.pixels.accuracy:.1f}% {says}"
             if self.fuses:
                 text += ", read as one with the head"
         else:

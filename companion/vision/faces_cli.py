@@ -96,23 +96,21 @@ def self_check_lines(profile: Profile) -> list[str]:
                 f"{checked}, too few to settle a ? (at least {100 * MIN_ACCURACY:.0f}% needed)"
             )
         if profile.fuses:
+            decides = ""
+            if px.may_decide:
+                decides = (
+                    "; where the head is unsure, it decides a die whose drawing is like the "
+                    "enrolled dice"
+                )
+                if not px.usable:
+                    decides += f" only from {px.decide_floor:.2f}, the pixel check being weak"
             lines.append(
                 "head and drawing read as one (limits "
                 + ", ".join(
                     f"{f} {v:.3f}" for f, v in zip(FACES, profile.fused_limits, strict=True)
                 )
                 + "): a die read keeps its motif only when that read names it too"
-                + (
-                    "; where the head is unsure, it decides a die whose drawing is like the "
-                    "enrolled dice"
-                    if px.usable
-                    else (
-                        "; where the head is unsure, it decides a die whose drawing is like the "
-                        f"enrolled dice only from {px.decide_floor:.2f}, the pixel check being weak"
-                        if px.may_decide
-                        else ""
-                    )
-                )
+                + decides
             )
         if px.knows_likeness:
             wary = 100 * WARY_SHARE * profile.doubt
