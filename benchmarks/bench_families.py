@@ -46,6 +46,7 @@ from companion.vision.detect_net import find_dice_net  # noqa: E402
 from companion.vision.enroll import EnrolmentError  # noqa: E402
 from companion.vision.found import FoundDie  # noqa: E402
 from companion.vision.judged import find_and_read, judged_finder  # noqa: E402
+from companion.vision.recut import enrolled_again  # noqa: E402
 
 FIRST_SEED = BENCH_SEED
 
@@ -110,7 +111,7 @@ def whole_pairs(f: RenderedFrame, found: list[FoundDie]) -> list[tuple[int, int]
 def judged_reads(clf: FaceClassifier, f: RenderedFrame) -> tuple[list[tuple[int, int]], list[str]]:
     """The frame read as `vision read` reads it (judged finds, with ``clf``'s profile if any):
     pairs (find, true die) of the whole dice, and each find's face (`?` for a doubtful find)."""
-    got = find_and_read(f.image, clf)
+    got = enrolled_again(clf, f.image, find_and_read(f.image, clf))
     faces = [r.face if d.clean else UNKNOWN for d, r in got]
     return whole_pairs(f, [d for d, _ in got]), faces
 

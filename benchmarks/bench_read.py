@@ -44,6 +44,7 @@ from companion.vision.classify import FaceClassifier, default_enrol_model_path  
 from companion.vision.detect_net import NetSettings, find_dice_net  # noqa: E402
 from companion.vision.finders import Finder, make_finder  # noqa: E402
 from companion.vision.judged import find_and_read, judged_finder  # noqa: E402
+from companion.vision.recut import enrolled_again  # noqa: E402
 
 SPLITS = {"held-out": (HELD_OUT, 5000), "validation": (VALIDATION, 7000)}
 
@@ -65,7 +66,7 @@ def score(
         clf.profile = enroller.profile([d.style for d in f.dice]) if enroller and f.dice else None
         t0 = time.perf_counter()
         if judged:
-            both = find_and_read(f.image, clf)
+            both = enrolled_again(clf, f.image, find_and_read(f.image, clf))
             found, reads = [d for d, _ in both], [r for _, r in both]
         else:
             found = finder(f.image)

@@ -28,6 +28,7 @@ from companion.vision.found import FoundDie
 from companion.vision.image_file import ImageFileError as ReadError  # an image that cannot be read
 from companion.vision.image_file import load_image
 from companion.vision.judged import Judge, JudgeSettings, find_and_read
+from companion.vision.recut import enrolled_again
 
 UNKNOWN = "?"
 
@@ -141,7 +142,7 @@ class Reader:
             found = find_and_read(
                 image_bgr, cast(Judge, self.classifier), self.judge, threads=self.threads
             )
-            return [(die, _reading(die, r)) for die, r in found]
+            return [(die, _reading(die, r)) for die, r in self._again(image_bgr, found)]
         return self._read_found(image_bgr, self.finder(image_bgr))
 
     def read_found(
@@ -173,7 +174,13 @@ class Reader:
                 (replace(die, clean=False, reason="blurred") if blur and die.clean else die, r)
                 for (die, r), blur in zip(kept, streaked, strict=True)
             ]
-        return [(die, _reading(die, r)) for die, r in kept]
+        return [(die, _reading(die, r)) for die, r in self._again(image_bgr, kept)]
+
+    def _again(
+        self, image_bgr: npt.NDArray[np.uint8], found: list[tuple[FoundDie, Any]]
+    ) -> list[tuple[FoundDie, Any]]:
+        """With an enrolment profile, the dice it reads `?` cut again (recut.py)."""
+        return enrolled_again(self.classifier, image_bgr, found, self.threads)
 
 
 def _reading(die: FoundDie, r: _Reading) -> DieReading:
