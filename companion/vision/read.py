@@ -28,7 +28,7 @@ from companion.vision.found import FoundDie
 from companion.vision.image_file import ImageFileError as ReadError  # an image that cannot be read
 from companion.vision.image_file import load_image
 from companion.vision.judged import Judge, JudgeSettings, find_and_read
-from companion.vision.recut import enrolled_again
+from companion.vision.other_cuts import enrolled_again
 
 UNKNOWN = "?"
 
@@ -179,7 +179,7 @@ class Reader:
     def _again(
         self, image_bgr: npt.NDArray[np.uint8], found: list[tuple[FoundDie, Any]]
     ) -> list[tuple[FoundDie, Any]]:
-        """With an enrolment profile, the dice it reads `?` cut again (recut.py)."""
+        """With an enrolment profile, the dice it reads `?` cut again (other_cuts.py)."""
         return enrolled_again(self.classifier, image_bgr, found, self.threads)
 
 

@@ -1,4 +1,4 @@
-"""A die an enrolled table's read leaves `?`, cut again a few ways (companion/vision/recut.py)."""
+"""A die an enrolled table reads `?`, cut again a few ways (companion/vision/other_cuts.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.vision import recut
+from companion.vision import other_cuts
 from companion.vision.classify import FaceReading
 from companion.vision.crop import CROP_SIZE
 from companion.vision.found import FoundDie
@@ -32,27 +32,29 @@ def _r(face: str, conf: float = 0.9, not_die: bool = False) -> FaceReading:
 
 
 def test_cuts_scale_about_the_centre_and_shift_by_a_share_of_the_edge() -> None:
-    cuts = recut.cuts(SQUARE)
-    assert len(cuts) == recut.CUTS == 8
+    cuts = other_cuts.cuts(SQUARE)
+    assert len(cuts) == other_cuts.CUTS == 8
     centre = SQUARE.mean(axis=0)
-    for cut, scale in zip(cuts, recut.SCALES, strict=False):
+    for cut, scale in zip(cuts, other_cuts.SCALES, strict=False):
         np.testing.assert_allclose(cut.mean(axis=0), centre, atol=1e-4)
         np.testing.assert_allclose(np.ptp(cut[:, 0]), 80 * scale, atol=1e-3)
-    moves = [c.mean(axis=0) - centre for c in cuts[len(recut.SCALES) :]]
-    step = recut.SHIFT * 80
+    moves = [c.mean(axis=0) - centre for c in cuts[len(other_cuts.SCALES) :]]
+    step = other_cuts.SHIFT * 80
     np.testing.assert_allclose(moves, [[step, 0], [-step, 0], [0, step], [0, -step]], atol=1e-4)
 
 
 def test_agreement_needs_enough_sure_cuts_and_none_against() -> None:
-    enough = [_r("2")] * recut.AGREE + [_r("?")] * (recut.CUTS - recut.AGREE)
-    assert recut.agreed(enough) == "2"
-    too_few = [_r("2")] * (recut.AGREE - 1) + [_r("?")] * (recut.CUTS - recut.AGREE + 1)
-    assert recut.agreed(too_few) is None
-    against = [_r("2")] * (recut.CUTS - 1) + [_r("3")]
-    assert recut.agreed(against) is None
+    enough = [_r("2")] * other_cuts.AGREE + [_r("?")] * (other_cuts.CUTS - other_cuts.AGREE)
+    assert other_cuts.agreed(enough) == "2"
+    too_few = [_r("2")] * (other_cuts.AGREE - 1) + [_r("?")] * (
+        other_cuts.CUTS - other_cuts.AGREE + 1
+    )
+    assert other_cuts.agreed(too_few) is None
+    against = [_r("2")] * (other_cuts.CUTS - 1) + [_r("3")]
+    assert other_cuts.agreed(against) is None
     # a cut the model drops as no die does not vote
-    dropped = [_r("2")] * (recut.AGREE - 1) + [_r("2", not_die=True)] + [_r("?")] * 3
-    assert recut.agreed(dropped) is None
+    dropped = [_r("2")] * (other_cuts.AGREE - 1) + [_r("2", not_die=True)] + [_r("?")] * 3
+    assert other_cuts.agreed(dropped) is None
 
 
 @dataclass
@@ -70,7 +72,7 @@ class _Scripted:
         self.batches.append(dice)
         out, seen = [], Counter[int]()
         for n in dice:
-            out.append(self.script[n][stage * recut.FIRST + seen[n]])
+            out.append(self.script[n][stage * other_cuts.FIRST + seen[n]])
             seen[n] += 1
         return out
 
@@ -89,7 +91,7 @@ FRAME = _frame(1)
 def test_a_question_mark_whose_cuts_agree_reads_their_motif() -> None:
     agree = [_r("3", 0.8)] * 5 + [_r("?", 0.5)] * 3
     found = [(_die(0), _r("I", 0.97)), (_die(200), _r("?", 0.6))]
-    out = recut.read_again(_frame(2), found, _Scripted([[], agree]))
+    out = other_cuts.read_again(_frame(2), found, _Scripted([[], agree]))
     assert out[0] == found[0]
     assert out[1][1].face == "3" and out[1][1].best == "3"
     assert out[1][1].confidence == pytest.approx(0.8)
@@ -100,16 +102,16 @@ def test_cuts_that_disagree_leave_the_question_mark() -> None:
     split = [_r("3")] * 6 + [_r("2")] + [_r("?")]
     found = [(_die(0), _r("?", 0.6))]
     script = _Scripted([split])
-    assert recut.read_again(FRAME, found, script) == found
-    assert script.batches == [[0] * recut.FIRST, [0] * (recut.CUTS - recut.FIRST)]
+    assert other_cuts.read_again(FRAME, found, script) == found
+    assert script.batches == [[0] * other_cuts.FIRST, [0] * (other_cuts.CUTS - other_cuts.FIRST)]
 
 
 def test_the_other_cuts_are_not_cut_when_the_first_rule_agreement_out() -> None:
     found = [(_die(0), _r("?", 0.6)), (_die(200), _r("?", 0.5))]
-    none_sure = [_r("?")] * recut.FIRST + [_r("1")] * (recut.CUTS - recut.FIRST)
-    two_motifs = [_r("1"), _r("2")] + [_r("1")] * (recut.CUTS - 2)
+    none_sure = [_r("?")] * other_cuts.FIRST + [_r("1")] * (other_cuts.CUTS - other_cuts.FIRST)
+    two_motifs = [_r("1"), _r("2")] + [_r("1")] * (other_cuts.CUTS - 2)
     script = _Scripted([none_sure, two_motifs])
-    assert recut.read_again(_frame(2), found, script) == found
+    assert other_cuts.read_again(_frame(2), found, script) == found
     assert len(script.batches) == 1
 
 
@@ -118,9 +120,9 @@ def test_the_other_cuts_are_not_cut_when_the_first_rule_agreement_out() -> None:
 def test_two_batches_read_as_every_cut_at_once(faces: list[list[str]]) -> None:
     script = [[_r(f) for f in die] for die in faces]
     found = [(_die(200 * k), _r("?", 0.5)) for k in range(len(faces))]
-    out = recut.read_again(_frame(len(faces)), found, _Scripted(script))
+    out = other_cuts.read_again(_frame(len(faces)), found, _Scripted(script))
     for (_, r), cuts in zip(out, script, strict=True):
-        assert r.face == (recut.agreed(cuts) or "?")
+        assert r.face == (other_cuts.agreed(cuts) or "?")
 
 
 def test_unclean_dropped_and_read_dice_are_not_cut_again() -> None:
@@ -130,18 +132,18 @@ def test_unclean_dropped_and_read_dice_are_not_cut_again() -> None:
         (_die(400), _r("E", 0.99)),
     ]
     script = _Scripted([])
-    assert recut.read_again(_frame(3), found, script) == found
+    assert other_cuts.read_again(_frame(3), found, script) == found
     assert script.batches == []
 
 
 def test_at_most_most_dice_a_frame_the_most_confident_first() -> None:
-    n = recut.MOST_DICE + 2
+    n = other_cuts.MOST_DICE + 2
     found = [(_die(200 * k), _r("?", 0.3 + 0.05 * k)) for k in range(n)]
-    agree = [_r("1", 0.9)] * recut.CUTS
-    out = recut.read_again(_frame(n), found, _Scripted([agree] * n))
+    agree = [_r("1", 0.9)] * other_cuts.CUTS
+    out = other_cuts.read_again(_frame(n), found, _Scripted([agree] * n))
     faces = [r.face for _, r in out]
     # the two least confident keep their `?`
-    assert faces[:2] == ["?", "?"] and faces[2:] == ["1"] * recut.MOST_DICE
+    assert faces[:2] == ["?", "?"] and faces[2:] == ["1"] * other_cuts.MOST_DICE
 
 
 class _Classifier:
@@ -165,4 +167,4 @@ def test_only_a_profile_read_cuts_again() -> None:
     assert Reader(alone)._again(FRAME, found) == found and alone.seen == 0
     enrolled = _Classifier(object())
     assert Reader(enrolled)._again(FRAME, found)[0][1].face == "2"
-    assert enrolled.seen == recut.CUTS
+    assert enrolled.seen == other_cuts.CUTS
