@@ -6,8 +6,8 @@ cut CUTS ways and every cut goes through the whole profile read (head, pixels, t
 when at least AGREE of them read one motif sure and none reads another, the die reads that
 motif. On development sets of art drawn by another hand (benchmarks/otherhand, seeds 7-18,
 2,877 dice read `?`) that read 269 of them right and 1 wrong (docs/vision.md, session 45).
-Cutting and reading costs about a millisecond a die, so at most MOST_DICE a frame are cut
-again, the most confident first.
+Cutting and reading a cut costs about half a millisecond here, so at most MOST_DICE dice a
+frame are cut again, the most confident first.
 """
 
 from __future__ import annotations
@@ -20,10 +20,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from companion.vision.classify import UNKNOWN
 from companion.vision.crop import cut_faces
 from companion.vision.found import FoundDie
-
-UNKNOWN = "?"
 
 #: How each die is cut again: its face scaled about its centre, and shifted along the
 #: frame's axes by a share of its edge.
@@ -52,9 +51,14 @@ def cuts(corners: npt.ArrayLike) -> list[npt.NDArray[np.float32]]:
     return out
 
 
+def _sure(readings: Sequence[Any]) -> Counter[str]:
+    """How many of these cuts read each motif sure (a cut dropped as no die reads none)."""
+    return Counter(str(r.face) for r in readings if r.face != UNKNOWN and not r.not_die)
+
+
 def agreed(readings: Sequence[Any]) -> str | None:
     """The motif at least AGREE of a die's cuts read sure, when no cut reads another sure."""
-    sure = Counter(str(r.face) for r in readings if r.face != UNKNOWN and not r.not_die)
+    sure = _sure(readings)
     if len(sure) != 1:
         return None
     motif, n = sure.most_common(1)[0]
@@ -64,7 +68,7 @@ def agreed(readings: Sequence[Any]) -> str | None:
 def _may_agree(first: Sequence[Any]) -> bool:
     """Whether a die's first FIRST cuts leave agreement possible: they read no two motifs sure,
     and enough of them read one sure that the other cuts can still bring it to AGREE."""
-    sure = Counter(str(r.face) for r in first if r.face != UNKNOWN and not r.not_die)
+    sure = _sure(first)
     return len(sure) == 1 and sure.most_common(1)[0][1] >= AGREE - (CUTS - FIRST)
 
 
