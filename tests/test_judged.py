@@ -427,3 +427,41 @@ def test_a_recut_the_face_model_drops_keeps_the_first_looks_cut() -> None:
     (kept,) = [d for d, _ in got if abs(d.center[0] - die[0]) < 3]
     assert abs(kept.center[1] - die[1]) < 2  # the first look's cut, not the mark's
     assert all(abs(d.center[1] - 500.0) < 2 for d, _ in got)
+
+
+@dataclass
+class LooksBySize(FakeFinder):
+    """The first look (512 x 384) finds ``peaks``; any other look finds ``later``."""
+
+    later: list[tuple[float, float, float, float]] = field(default_factory=list)
+
+    def run(self, _names: Any, feeds: dict[str, F32]) -> list[F32]:
+        _, _, h, w = feeds["image"].shape
+        return [peak_maps(self.peaks if (h, w) == (384, 512) else self.later, h, w)]
+
+
+def test_each_face_is_cut_once_a_frame(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the texture test, the voucher and the read share the crops: big dice on a body counted
+    # as textured, whose shrunk look finds a die the first look missed
+    from companion.vision import detect_net, judged
+
+    big = [(250.0 + 200 * i, 500.0, 80.0) for i in range(4)]
+    missed = (1100.0, 500.0, 80.0)
+    finder = LooksBySize([(x, y, e, 0.9) for x, y, e in big], later=[(*missed, 0.9)])
+    image = _frame(*[(*d, RED) for d in [*big, missed]])
+    cut: list[int] = []
+    real = judged.cut_faces
+
+    def counting(image: Any, corners: Any, threads: int = 1) -> Any:
+        cut.extend(id(c) for c in corners)
+        return real(image, corners, threads)
+
+    def uncached(*_: Any) -> float:
+        raise AssertionError("the texture test cut crops of its own")
+
+    monkeypatch.setattr(judged, "cut_faces", counting)
+    monkeypatch.setattr(detect_net, "body_spread", uncached)
+    got = find_and_read(image, FakeJudge(), net=NetSettings(textured=0.0), session=finder)
+    xs = sorted(d.center[0] for d, _ in got)
+    assert np.allclose(xs, sorted(x for x, _, _ in [*big, missed]), atol=2)
+    assert len(cut) == len(set(cut)) >= 5

@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.paths import shipped_model
-from companion.vision.body_texture import body_spread
+from companion.vision.body_texture import body_spread, ring_spread
 from companion.vision.found import FoundDie
 from companion.vision.onnx_session import cpu_session
 
@@ -372,6 +372,8 @@ def _candidates(
 
 #: Which of some peaks a face model is sure are dice (judged.py gives one).
 Vouch = Callable[[list[Candidate]], list[bool]]
+#: The crops of some faces by their corners (judged.py's, which keeps each crop it cuts).
+Crops = Callable[[list[F32]], npt.NDArray[np.uint8]]
 
 
 def zoom_size(
@@ -415,9 +417,14 @@ def _shrunk(used: int, edge_in: float) -> int:
 
 
 def _textured_size(
-    image_bgr: ImageBGR, first: list[Candidate], input_long: int, cfg: NetSettings
+    image_bgr: ImageBGR,
+    first: list[Candidate],
+    input_long: int,
+    cfg: NetSettings,
+    crops: Crops | None = None,
 ) -> int:
-    """The size of the look NetSettings.shrunk_from_in asks for (0: none)."""
+    """The size of the look NetSettings.shrunk_from_in asks for (0: none). ``crops``: the
+    caller's crops of some corners, if it keeps them (else they are cut here)."""
     if cfg.shrunk_from_in <= 0:
         return 0
     long_side = max(image_bgr.shape[:2])
@@ -428,7 +435,8 @@ def _textured_size(
     edge_in = float(np.median([c.edge for c in sure])) * used / long_side
     if edge_in < cfg.shrunk_from_in:
         return 0
-    spread = body_spread(image_bgr, [c.corners for c in sure[:ZOOM_TEXTURE_DICE]])
+    corners = [c.corners for c in sure[:ZOOM_TEXTURE_DICE]]
+    spread = ring_spread(crops(corners)) if crops else body_spread(image_bgr, corners)
     return _shrunk(used, edge_in) if spread >= cfg.textured else 0
 
 
@@ -506,19 +514,22 @@ def zoomed_peaks(
     min_edge: float = 0.0,
     cfg: NetSettings | None = None,
     vouch: Vouch | None = None,
+    crops: Crops | None = None,
 ) -> list[Candidate]:
     """:func:`peaks`, and when the frame's dice are big on the input and the first look left
     weak peaks of their size, those of a second look at the frame shrunk (:func:`zoom_size`).
     The first look's sure peaks come first, its corners being the finer; then every other
     peak, strongest first. ``vouch`` (a face model's judgement, judged.py) also lets weak
-    peaks alone size the second look where the first is sure of no die."""
+    peaks alone size the second look where the first is sure of no die; ``crops`` cuts the
+    crops that measure the bodies' texture (judged.py keeps them: its dice are read from
+    them)."""
     cfg = cfg or NetSettings()
     # down to the orphans' floor, whatever the caller's: the same strongest peaks over `floor`
     everything = peaks(sess, image_bgr, input_long, min(floor, ZOOM_ORPHAN_FLOOR), limit, min_edge)
     first = [c for c in everything if c.score >= floor]
     size = zoom_size(everything, max(image_bgr.shape[:2]), input_long, cfg, vouch)
     if not size:
-        look = _textured_size(image_bgr, everything, input_long, cfg) if vouch else 0
+        look = _textured_size(image_bgr, everything, input_long, cfg, crops) if vouch else 0
         if not look:
             return first
         sure = [c for c in first if c.score >= cfg.threshold]

@@ -34,7 +34,7 @@ import numpy.typing as npt
 
 from companion.vision.blank_face import blank
 from companion.vision.blur import blurred
-from companion.vision.crop import cut_faces
+from companion.vision.crop import CROP_SIZE, cut_faces
 from companion.vision.detect_net import (
     FRAME_LONG,
     ZOOM_GAIN,
@@ -165,7 +165,8 @@ def find_and_read(
         cfg.most,
         net.min_edge,
         net,
-        _voucher(image_bgr, judge, cfg, threads),
+        _voucher(cut, judge, cfg),
+        cut.of,
     )
     big = [c for c in all_peaks if c.edge >= net.min_edge]
     cands = [c for c in big if c.score >= net.threshold]
@@ -230,10 +231,10 @@ def find_and_read(
 
 
 class _Crops:
-    """Cuts a frame's candidates (crop.cut_faces) and keeps every crop by its corners, so the
-    blur gate measures the chosen dice's crops without cutting them again (cutting 20 dice of
-    a 1280x960 frame is a fifth of a read). The corners are kept with their crop: an id is
-    unique only while its object lives."""
+    """Cuts a frame's candidates (crop.cut_faces) and keeps every crop by its corners, so
+    the texture test, the voucher, the face model and the blur gate cut each face once
+    (cutting 20 dice of a 1280x960 frame is a fifth of a read). The corners are kept with
+    their crop: an id is unique only while its object lives."""
 
     def __init__(self, image_bgr: ImageBGR, threads: int) -> None:
         self.image = image_bgr
@@ -241,13 +242,12 @@ class _Crops:
         self._kept: dict[int, tuple[object, npt.NDArray[np.uint8]]] = {}
 
     def __call__(self, cands: list[Candidate]) -> npt.NDArray[np.uint8]:
-        crops = cut_faces(self.image, [c.corners for c in cands], self.threads)
-        for c, crop in zip(cands, crops, strict=True):
-            self._kept[id(c.corners)] = (c.corners, crop)
-        return crops
+        return self.of([c.corners for c in cands])
 
     def of(self, corners: list[npt.NDArray[np.float32]]) -> npt.NDArray[np.uint8]:
         """The crops of these corners: those cut before, and the others cut now."""
+        if not corners:
+            return np.zeros((0, CROP_SIZE, CROP_SIZE, 3), np.uint8)
         new = [c for c in corners if id(c) not in self._kept]
         if new:
             for c, crop in zip(new, cut_faces(self.image, new, self.threads), strict=True):
@@ -451,14 +451,15 @@ def _recut(
     return cands, readings
 
 
-def _voucher(image_bgr: ImageBGR, judge: Judge, cfg: JudgeSettings, threads: int) -> Vouch:
+def _voucher(cut: _Crops, judge: Judge, cfg: JudgeSettings) -> Vouch:
     """Which of some peaks the face model is sure are dice (:func:`decide`'s rule for a weak
-    peak), for the finder's second look (detect_net.zoomed_peaks)."""
+    peak), for the finder's second look (detect_net.zoomed_peaks); their crops are kept: a
+    die it vouches for is read from them."""
 
     def vouch(cands: list[Candidate]) -> list[bool]:
         if not cands:
             return []
-        readings = judge.classify(cut_faces(image_bgr, [c.corners for c in cands], threads))
+        readings = judge.classify(cut.of([c.corners for c in cands]))
         limit = cfg.sure_die * judge.not_die_threshold
         return [not r.not_die and r.not_die_p <= limit for r in readings]
 
