@@ -443,14 +443,14 @@ class LooksBySize(FakeFinder):
 def test_each_face_is_cut_once_a_frame(monkeypatch: pytest.MonkeyPatch) -> None:
     # the texture test, the voucher and the read share the crops: big dice on a body counted
     # as textured, whose shrunk look finds a die the first look missed
-    from companion.vision import detect_net, judged
+    from companion.vision import crop, detect_net, judged
 
     big = [(250.0 + 200 * i, 500.0, 80.0) for i in range(4)]
     missed = (1100.0, 500.0, 80.0)
     finder = LooksBySize([(x, y, e, 0.9) for x, y, e in big], later=[(*missed, 0.9)])
     image = _frame(*[(*d, RED) for d in [*big, missed]])
     cut: list[int] = []
-    real = judged.cut_faces
+    real = crop.cut_faces
 
     def counting(image: Any, corners: Any, threads: int = 1) -> Any:
         cut.extend(id(c) for c in corners)
