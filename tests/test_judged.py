@@ -465,3 +465,23 @@ def test_each_face_is_cut_once_a_frame(monkeypatch: pytest.MonkeyPatch) -> None:
     xs = sorted(d.center[0] for d, _ in got)
     assert np.allclose(xs, sorted(x for x, _, _ in [*big, missed]), atol=2)
     assert len(cut) == len(set(cut)) >= 5
+
+
+@pytest.mark.parametrize("dx", [38.0, 39.0])
+def test_a_sure_find_beside_a_stronger_die_is_its_side(dx: float) -> None:
+    # dice whose sides carry art: the finder is sure of a side too, foreshortened, under SIDE
+    # of an edge away, sharing too little of the die's face (under OVERLAP) to be one with it
+    side = (DICE[0][0] + dx, DICE[0][1], 40.0)
+    finder = FakeFinder([(x, y, e, 0.9) for x, y, e in DICE] + [(*side, 0.85)])
+    image = _frame(*[(*d, RED) for d in [*DICE, side]])
+    got = find_and_read(image, FakeJudge(), session=finder)
+    xs = sorted(d.center[0] for d, _ in got)
+    assert len(xs) == len(DICE) and np.allclose(xs, [x for x, _, _ in DICE], atol=2)
+
+
+def test_dice_side_by_side_are_all_kept() -> None:
+    # top faces of dice that touch lie an edge apart (a little less in perspective)
+    row = [(300.0 + 43.0 * i, 500.0, 50.0) for i in range(4)]  # 0.86 of an edge apart
+    finder = FakeFinder([(x, y, e, 0.9) for x, y, e in row])
+    image = _frame(*[(*d, RED) for d in row])
+    assert len(find_and_read(image, FakeJudge(), session=finder)) == len(row)
