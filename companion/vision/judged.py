@@ -207,9 +207,7 @@ def find_and_read(
         [cands[i] if not sure else replace(cands[i], judged=True) for i, sure in kept]
     )
     # a find beside a stronger one is that die's side (a vouched weak peak from nearer)
-    chosen = [
-        c for k, c in enumerate(chosen) if not _beside(c, chosen[:k], BESIDE if c.judged else SIDE)
-    ]
+    chosen = [c for c, side in zip(chosen, _sides(chosen), strict=True) if not side]
     # a candidate's reading by its corners, which replace() carries along unchanged
     index = {id(c.corners): i for i, c in enumerate(cands)}
     chosen = [
@@ -517,7 +515,14 @@ BESIDE = 0.85
 SIDE = 0.8
 
 
-def _beside(c: Candidate, stronger: list[Candidate], ratio: float = BESIDE) -> bool:
-    return any(
-        float(np.hypot(c.x - k.x, c.y - k.y)) < ratio * max(c.edge, k.edge) for k in stronger
-    )
+def _sides(chosen: list[Candidate]) -> list[bool]:
+    """Which of ``chosen`` (strongest first) lie closer to a stronger one than SIDE of the larger
+    edge (BESIDE for a vouched weak peak): all pairs in one array test, not a call a pair."""
+    if len(chosen) < 2:
+        return [False] * len(chosen)
+    x, y, edge = (np.array([getattr(c, a) for c in chosen], np.float64) for a in ("x", "y", "edge"))
+    ratio = np.array([BESIDE if c.judged else SIDE for c in chosen], np.float64)
+    d = np.hypot(x[:, None] - x[None, :], y[:, None] - y[None, :])
+    near = d < ratio[:, None] * np.maximum(edge[:, None], edge[None, :])
+    side = np.asarray(np.tril(near, k=-1).any(axis=1), bool)
+    return [bool(v) for v in side]
