@@ -443,7 +443,7 @@ class LooksBySize(FakeFinder):
 def test_each_face_is_cut_once_a_frame(monkeypatch: pytest.MonkeyPatch) -> None:
     # the texture test, the voucher and the read share the crops: big dice on a body counted
     # as textured, whose shrunk look finds a die the first look missed
-    from companion.vision import crop, detect_net, judged
+    from companion.vision import crop, judged
 
     big = [(250.0 + 200 * i, 500.0, 80.0) for i in range(4)]
     missed = (1100.0, 500.0, 80.0)
@@ -456,11 +456,7 @@ def test_each_face_is_cut_once_a_frame(monkeypatch: pytest.MonkeyPatch) -> None:
         cut.extend(id(c) for c in corners)
         return real(image, corners, threads)
 
-    def uncached(*_: Any) -> float:
-        raise AssertionError("the texture test cut crops of its own")
-
     monkeypatch.setattr(judged, "cut_faces", counting)
-    monkeypatch.setattr(detect_net, "body_spread", uncached)
     got = find_and_read(image, FakeJudge(), net=NetSettings(textured=0.0), session=finder)
     xs = sorted(d.center[0] for d, _ in got)
     assert np.allclose(xs, sorted(x for x, _, _ in [*big, missed]), atol=2)

@@ -9,13 +9,11 @@ motif and its edge, where a plain body is one flat colour whatever the art.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import cv2
 import numpy as np
 import numpy.typing as npt
 
-from companion.vision.crop import CROP_SIZE, cut_faces
+from companion.vision.crop import CROP_SIZE
 
 # The ring, in crop pixels from the crop's centre (Chebyshev distance): outside the motif
 # (the central 0.64 of the face, about 15 pixels from the centre of a 64-pixel crop) and
@@ -33,8 +31,3 @@ def ring_spread(crops: npt.NDArray[np.uint8]) -> float:
     grey = np.stack([cv2.cvtColor(c, cv2.COLOR_BGR2GRAY) for c in crops])[:, RING]
     lo, hi = np.percentile(grey.astype(np.float32), [10.0, 90.0], axis=1)
     return float(np.median(hi - lo))
-
-
-def body_spread(image_bgr: npt.NDArray[np.uint8], corners: Sequence[npt.ArrayLike]) -> float:
-    """:func:`ring_spread` of the dice with these corners."""
-    return ring_spread(cut_faces(image_bgr, corners))

@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.paths import shipped_model
-from companion.vision.body_texture import body_spread, ring_spread
+from companion.vision.body_texture import ring_spread
 from companion.vision.found import FoundDie
 from companion.vision.onnx_session import cpu_session
 
@@ -417,14 +417,10 @@ def _shrunk(used: int, edge_in: float) -> int:
 
 
 def _textured_size(
-    image_bgr: ImageBGR,
-    first: list[Candidate],
-    input_long: int,
-    cfg: NetSettings,
-    crops: Crops | None = None,
+    image_bgr: ImageBGR, first: list[Candidate], input_long: int, cfg: NetSettings, crops: Crops
 ) -> int:
-    """The size of the look NetSettings.shrunk_from_in asks for (0: none). ``crops``: the
-    caller's crops of some corners, if it keeps them (else they are cut here)."""
+    """The size of the look NetSettings.shrunk_from_in asks for (0: none); the bodies' texture
+    measured on the caller's crops."""
     if cfg.shrunk_from_in <= 0:
         return 0
     long_side = max(image_bgr.shape[:2])
@@ -436,7 +432,7 @@ def _textured_size(
     if edge_in < cfg.shrunk_from_in:
         return 0
     corners = [c.corners for c in sure[:ZOOM_TEXTURE_DICE]]
-    spread = ring_spread(crops(corners)) if crops else body_spread(image_bgr, corners)
+    spread = ring_spread(crops(corners))
     return _shrunk(used, edge_in) if spread >= cfg.textured else 0
 
 
@@ -520,16 +516,18 @@ def zoomed_peaks(
     weak peaks of their size, those of a second look at the frame shrunk (:func:`zoom_size`).
     The first look's sure peaks come first, its corners being the finer; then every other
     peak, strongest first. ``vouch`` (a face model's judgement, judged.py) also lets weak
-    peaks alone size the second look where the first is sure of no die; ``crops`` cuts the
-    crops that measure the bodies' texture (judged.py keeps them: its dice are read from
-    them)."""
+    peaks alone size the second look where the first is sure of no die; with ``crops`` too
+    (the crops of some corners: judged.py keeps them, its dice are read from them), a frame of
+    textured bodies is looked at shrunk (:func:`_textured_size`)."""
     cfg = cfg or NetSettings()
     # down to the orphans' floor, whatever the caller's: the same strongest peaks over `floor`
     everything = peaks(sess, image_bgr, input_long, min(floor, ZOOM_ORPHAN_FLOOR), limit, min_edge)
     first = [c for c in everything if c.score >= floor]
     size = zoom_size(everything, max(image_bgr.shape[:2]), input_long, cfg, vouch)
     if not size:
-        look = _textured_size(image_bgr, everything, input_long, cfg, crops) if vouch else 0
+        look = 0
+        if vouch is not None and crops is not None:
+            look = _textured_size(image_bgr, everything, input_long, cfg, crops)
         if not look:
             return first
         sure = [c for c in first if c.score >= cfg.threshold]
