@@ -46,7 +46,7 @@ from companion.vision.detect_net import find_dice_net  # noqa: E402
 from companion.vision.enroll import EnrolmentError  # noqa: E402
 from companion.vision.found import FoundDie  # noqa: E402
 from companion.vision.judged import find_and_read, judged_finder  # noqa: E402
-from companion.vision.other_cuts import enrolled_again  # noqa: E402
+from companion.vision.look_alone import enrolled_again  # noqa: E402
 
 FIRST_SEED = BENCH_SEED
 

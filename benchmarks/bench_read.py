@@ -44,7 +44,7 @@ from companion.vision.classify import FaceClassifier, default_enrol_model_path  
 from companion.vision.detect_net import NetSettings, find_dice_net  # noqa: E402
 from companion.vision.finders import Finder, make_finder  # noqa: E402
 from companion.vision.judged import find_and_read, judged_finder  # noqa: E402
-from companion.vision.other_cuts import enrolled_again  # noqa: E402
+from companion.vision.look_alone import enrolled_again  # noqa: E402
 
 SPLITS = {"held-out": (HELD_OUT, 5000), "validation": (VALIDATION, 7000)}
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -165,6 +166,6 @@ def test_only_a_profile_read_cuts_again() -> None:
     found = [(_die(0), _r("?", 0.6))]
     alone = _Classifier(None)
     assert Reader(alone)._again(FRAME, found) == found and alone.seen == 0
-    enrolled = _Classifier(object())
+    enrolled = _Classifier(SimpleNamespace(doubt=0.05))
     assert Reader(enrolled)._again(FRAME, found)[0][1].face == "2"
     assert enrolled.seen == other_cuts.CUTS

@@ -110,17 +110,3 @@ def read_again(
         die, r = found[i]
         out[i] = (die, replace(r, face=motif, confidence=conf, best=motif))
     return out
-
-
-def enrolled_again(
-    classifier: Any,
-    image_bgr: npt.NDArray[np.uint8],
-    found: list[tuple[FoundDie, Any]],
-    threads: int = 1,
-) -> list[tuple[FoundDie, Any]]:
-    """:func:`read_again` for a face classifier with an enrolment profile; ``found`` as it is
-    for one without: measured on profile reads only, and the model alone keeps its `?` (it
-    is not sure of art it never saw)."""
-    if getattr(classifier, "profile", None) is None:
-        return found
-    return read_again(image_bgr, found, classifier.classify, threads)

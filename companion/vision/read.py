@@ -28,7 +28,7 @@ from companion.vision.found import FoundDie
 from companion.vision.image_file import ImageFileError as ReadError  # an image that cannot be read
 from companion.vision.image_file import load_image
 from companion.vision.judged import Judge, JudgeSettings, find_and_read
-from companion.vision.other_cuts import enrolled_again
+from companion.vision.look_alone import enrolled_again
 
 UNKNOWN = "?"
 
