@@ -28,7 +28,7 @@ from companion.vision.classify import UNKNOWN
 from companion.vision.crop import cut_faces
 from companion.vision.detect_net import judged_detector_path, load_session, peaks
 from companion.vision.found import FoundDie
-from companion.vision.other_cuts import cuts, read_again
+from companion.vision.other_cuts import CUTS, cuts, read_again
 
 #: The patch's side, in the die's edges: the die and its neighbourhood, as the finder saw
 #: dice among others when it learnt.
@@ -131,10 +131,11 @@ def read_alone(
     # the cuts about each new cut, in one batch: none may read another motif sure
     around = list(classify(cut_faces(image_bgr, [w for _, c, _ in sure for w in cuts(c)], threads)))
     out = list(found)
-    n = len(around) // len(sure)
     for k, (i, _, new) in enumerate(sure):
         others = {
-            str(a.face) for a in around[k * n : (k + 1) * n] if a.face != UNKNOWN and not a.not_die
+            str(a.face)
+            for a in around[k * CUTS : (k + 1) * CUTS]
+            if a.face != UNKNOWN and not a.not_die
         }
         if others - {new.face}:
             continue
