@@ -28,7 +28,7 @@ from companion.vision.classify import UNKNOWN
 from companion.vision.crop import cut_faces
 from companion.vision.detect_net import judged_detector_path, load_session, peaks
 from companion.vision.found import FoundDie
-from companion.vision.other_cuts import CUTS, cuts, read_again
+from companion.vision.other_cuts import CUTS, cuts, read_again, unsure_dice
 
 #: The patch's side, in the die's edges: the die and its neighbourhood, as the finder saw
 #: dice among others when it learnt.
@@ -105,12 +105,9 @@ def read_alone(
     corners sure of another motif, reads that motif at the new read's confidence. The die
     keeps its place and corners: only its reading changes. ``sess``: the judged finder's
     network (loaded on ``threads`` if not given, only for a frame with such a die)."""
-    unsure = [
-        i for i, (die, r) in enumerate(found) if die.clean and r.face == UNKNOWN and not r.not_die
-    ]
+    unsure = unsure_dice(found, MOST_DICE)
     if not unsure:
         return found
-    unsure = sorted(unsure, key=lambda i: -float(found[i][1].confidence))[:MOST_DICE]
     if sess is None:
         sess = load_session(judged_detector_path(), threads=threads)
     looked = [(i, corners_alone(sess, image_bgr, found[i][0].corners)) for i in unsure]

@@ -72,6 +72,15 @@ def _may_agree(first: Sequence[Any]) -> bool:
     return len(sure) == 1 and sure.most_common(1)[0][1] >= AGREE - (CUTS - FIRST)
 
 
+def unsure_dice(found: list[tuple[FoundDie, Any]], most: int) -> list[int]:
+    """The places in ``found`` of the clean dice read `?` and not dropped as no die: at most
+    ``most``, the most confident first."""
+    unsure = [
+        i for i, (die, r) in enumerate(found) if die.clean and r.face == UNKNOWN and not r.not_die
+    ]
+    return sorted(unsure, key=lambda i: -float(found[i][1].confidence))[:most]
+
+
 def read_again(
     image_bgr: npt.NDArray[np.uint8],
     found: list[tuple[FoundDie, Any]],
@@ -82,12 +91,9 @@ def read_again(
     die) whose cuts agree (:func:`agreed`) reads their motif, at the mean confidence of the cuts
     that read it. The cuts are read in two batches: a die whose first FIRST cuts already rule
     agreement out (more than half of them, on development sets) is not cut the other ways."""
-    unsure = [
-        i for i, (die, r) in enumerate(found) if die.clean and r.face == UNKNOWN and not r.not_die
-    ]
+    unsure = unsure_dice(found, MOST_DICE)
     if not unsure:
         return found
-    unsure = sorted(unsure, key=lambda i: -float(found[i][1].confidence))[:MOST_DICE]
     ways = {i: cuts(found[i][0].corners) for i in unsure}
     first = list(
         classify(cut_faces(image_bgr, [c for i in unsure for c in ways[i][:FIRST]], threads))
