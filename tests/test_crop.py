@@ -16,6 +16,7 @@ from companion.vision.crop import (
     cut_faces,
     order_corners,
 )
+from companion.vision.geometry import mean_edge
 
 
 def _square(
@@ -131,3 +132,11 @@ def test_a_frame_cut_at_once_gives_each_die_its_own_crop(threads: int) -> None:
 def test_a_frame_that_is_not_bgr_is_refused_before_any_die_is_cut() -> None:
     with pytest.raises(ValueError, match="BGR"):
         cut_faces(np.zeros((50, 50), np.uint8), [_square((25, 25), 20)], threads=2)
+
+
+def test_mean_edge_is_the_mean_of_the_four_sides() -> None:
+    square = np.array([[10, 10], [50, 10], [50, 50], [10, 50]], np.float32)
+    assert mean_edge(square) == pytest.approx(40.0)
+    kite = np.array([[0, 0], [30, 0], [30, 40], [0, 40]], np.float64)  # sides 30, 40, 30, 40
+    assert mean_edge(kite) == pytest.approx(35.0)
+    assert isinstance(mean_edge(kite.tolist()), float)

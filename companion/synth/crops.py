@@ -17,6 +17,7 @@ import numpy.typing as npt
 from companion.synth.frame import FACES, render_frame
 from companion.synth.styles import Style
 from companion.vision.crop import CROP_SIZE, cut_face
+from companion.vision.geometry import mean_edge
 
 #: Label of a crop that holds no die (the classifier's sixth class, synth/nondie.py).
 NOT_DIE = len(FACES)
@@ -36,7 +37,7 @@ def jitter_corners(
     """Corners as an imperfect die finder might report them."""
     c = np.asarray(corners, np.float64).reshape(4, 2)
     center = c.mean(axis=0)
-    edge = float(np.mean(np.linalg.norm(c - np.roll(c, 1, axis=0), axis=1)))
+    edge = mean_edge(c)
     scale = 1 + rng.uniform(-0.08, 0.08) * amount
     moved = (c - center) * scale + center + rng.uniform(-0.04, 0.04, 2) * edge * amount
     return np.asarray(moved + rng.normal(0, 0.025 * edge * amount, (4, 2)), np.float64)
@@ -52,7 +53,7 @@ def background_squares(
         return []
     h, w = shape[:2]
     centres = np.array([f.mean(axis=0) for f in faces])
-    edges = [float(np.mean(np.linalg.norm(f - np.roll(f, 1, axis=0), axis=1))) for f in faces]
+    edges = [mean_edge(f) for f in faces]
     out: list[npt.NDArray[np.float64]] = []
     for _ in range(count * 10):
         if len(out) == count:

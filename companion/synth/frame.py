@@ -19,6 +19,7 @@ from companion.synth.camera import Camera, photograph
 from companion.synth.dice import draw_die, face_texture, square
 from companion.synth.styles import TRAIN, Style
 from companion.synth.table import place_clutter, place_hard_clutter, surface
+from companion.vision.geometry import mean_edge
 
 FACES = ("I", "1", "2", "3", "E")
 _FACE_P = (1 / 3, 1 / 6, 1 / 6, 1 / 6, 1 / 6)  # a fair roll (RULES.md C2)
@@ -121,7 +122,7 @@ def _compose(
         )
         tex = face_texture(st, d.face, rng, local_light)
         draw_die(img, top, bottom, tex, st, light)
-        edge = float(np.mean(np.linalg.norm(top - np.roll(top, 1, axis=0), axis=1)))
+        edge = mean_edge(top)
         center = cam.project([[d.center[0], d.center[1], d.edge * 0.98]])[0]
         truths.append(DieTruth((float(center[0]), float(center[1])), top, d.face, st.name, edge))
     return RenderedFrame(photograph(img, rng), truths)

@@ -21,6 +21,7 @@ from companion.synth.dice import square
 from companion.synth.frame import _overlaps
 from companion.synth.pips import PIP_TRAIN, VALUES, PipStyle, draw_pip_die, random_light
 from companion.synth.table import place_clutter, surface
+from companion.vision.geometry import mean_edge
 
 F64 = npt.NDArray[np.float64]
 MAX_VIEW_DEG = 45.0
@@ -143,7 +144,7 @@ def render_pip_frame(
     truths = []
     for top, bottom, angle, value, st, center in solids:
         draw_pip_die(img, top, bottom, value, st, light, angle, rng)
-        e = float(np.mean(np.linalg.norm(top - np.roll(top, 1, axis=0), axis=1)))
+        e = mean_edge(top)
         truths.append(
             PipTruth((float(center[0]), float(center[1])), top, value, st.name, e, bottom)
         )

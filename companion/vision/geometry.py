@@ -1,4 +1,4 @@
-"""Corner ordering for the top faces the finder reports."""
+"""Corner ordering and size for the top faces the finder reports."""
 
 from __future__ import annotations
 
@@ -16,3 +16,9 @@ def order_corners(pts: npt.ArrayLike) -> FloatArray:
     p = p[np.argsort(ang)]  # increasing angle with y down is clockwise on screen
     start = int(np.argmin(p[:, 0] + p[:, 1]))
     return np.roll(p, -start, axis=0).astype(np.float32)
+
+
+def mean_edge(corners: npt.ArrayLike) -> float:
+    """The mean length of a face's four sides (corners (4, 2), in order round the face)."""
+    c = np.asarray(corners)
+    return float(np.mean(np.linalg.norm(c - np.roll(c, 1, axis=0), axis=1)))

@@ -28,6 +28,7 @@ from companion.vision.classify import UNKNOWN
 from companion.vision.crop import cut_faces
 from companion.vision.detect_net import judged_detector_path, load_session, peaks
 from companion.vision.found import FoundDie
+from companion.vision.geometry import mean_edge
 from companion.vision.other_cuts import CUTS, cuts, read_again, unsure_dice
 
 #: The patch's side, in the die's edges: the die and its neighbourhood, as the finder saw
@@ -74,7 +75,7 @@ def corners_alone(
     the die's centre."""
     c = np.asarray(corners, np.float32).reshape(4, 2)
     centre = c.mean(axis=0)
-    edge = float(np.mean(np.linalg.norm(c - np.roll(c, 1, axis=0), axis=1)))
+    edge = mean_edge(c)
     if not edge > 1.0:
         return None
     side = max(8, int(round(PATCH_EDGES * edge)))

@@ -23,6 +23,7 @@ import numpy.typing as npt
 from companion.vision.classify import UNKNOWN
 from companion.vision.crop import cut_faces
 from companion.vision.found import FoundDie
+from companion.vision.geometry import mean_edge
 
 #: How each die is cut again: its face scaled about its centre, and shifted along the
 #: frame's axes by a share of its edge.
@@ -43,7 +44,7 @@ def cuts(corners: npt.ArrayLike) -> list[npt.NDArray[np.float32]]:
     """A face's corners (4, 2) made the CUTS other ways it is read."""
     c = np.asarray(corners, np.float32).reshape(4, 2)
     centre = c.mean(axis=0)
-    edge = float(np.mean(np.linalg.norm(c - np.roll(c, 1, axis=0), axis=1)))
+    edge = mean_edge(c)
     step = SHIFT * edge
     out = [np.asarray((c - centre) * s + centre, np.float32) for s in SCALES]
     for move in ((step, 0.0), (-step, 0.0), (0.0, step), (0.0, -step)):
