@@ -14,7 +14,10 @@ by each check, each only able to add `?`:
 - ``nearest mean``: `?` where the motif whose known-art mean lies nearest the embedding
   (squared Mahalanobis) is not the network's own read;
 - ``margins``: KnownArt.margins of ``--margins-from`` (a copy of the model calibrated with
-  ``models/calibrate_faces.py --margins``), applied to the shipped model's reads.
+  ``models/calibrate_faces.py --margins``), applied to the shipped model's reads;
+- ``look-alikes``: `?` where the die's look-alikes in its frame (the other dice whose one-view
+  embedding has a cosine of at least 0.9 with its own) give its motif a mean probability
+  under 0.85 (session 48's D52: tried on held-out families, not shipped; docs/vision.md).
 
 Sets (VALIDATION art, chosen on): ``styles`` and ``families`` are bench_candidates.py's
 development ``plain`` and ``families`` frames; ``cal-styles`` and ``cal-families`` the
@@ -77,6 +80,7 @@ class Dice:
     probs: F32  # (4 right angles, N, 5)
     emb: F32  # (N, D) as cut
     jitter: F32  # (len(JITTER), N, 5)
+    frame: npt.NDArray[np.int64]  # which frame each die lies in
 
 
 def frames_of(kind: str, n: int) -> Iterator[Frame]:
@@ -91,8 +95,9 @@ def frames_of(kind: str, n: int) -> Iterator[Frame]:
 
 def collect(clf: FaceClassifier, kind: str, frames: int) -> Dice:
     labels: list[int] = []
+    frame: list[int] = []
     probs, embs, jits = [], [], []
-    for image, corners, faces, hidden in frames_of(kind, frames):
+    for k, (image, corners, faces, hidden) in enumerate(frames_of(kind, frames)):
         assert faces is not None and hidden is not None
         found = [d for d in find_dice_net(image) if d.clean]
         pairs = [
@@ -109,12 +114,31 @@ def collect(clf: FaceClassifier, kind: str, frames: int) -> Dice:
         shifted = np.concatenate([cut_faces(image, [moved(c, *j) for c in cs]) for j in JITTER])
         jits.append(clf.motif_probabilities(clf.run(shifted)[0])[0].reshape(len(JITTER), n, -1))
         labels += [FACES.index(faces[j]) for _, j in pairs]
+        frame += [k] * n
     return Dice(
         np.asarray(labels, np.int64),
         np.concatenate(probs, axis=1),
         np.concatenate(embs),
         np.concatenate(jits, axis=1),
+        np.asarray(frame, np.int64),
     )
+
+
+def unbacked(
+    d: Dice, best: npt.NDArray[np.intp], sim: float = 0.9, backing: float = 0.85
+) -> npt.NDArray[np.bool_]:
+    """Dice whose look-alikes in their frame (one-view embeddings at a cosine of ``sim`` or
+    more) give their best motif a mean probability under ``backing``."""
+    unit = d.emb / (np.linalg.norm(d.emb, axis=1, keepdims=True) + 1e-6)
+    out = np.zeros(len(best), bool)
+    for f in np.unique(d.frame):
+        idx = np.flatnonzero(d.frame == f)
+        near = unit[idx] @ unit[idx].T >= sim
+        np.fill_diagonal(near, False)
+        for a, i in enumerate(idx):
+            if near[a].any():
+                out[i] = float(d.probs[0][idx[near[a]], best[i]].mean()) < backing
+    return out
 
 
 def agree(
@@ -143,6 +167,7 @@ def checks(
     out["nearest mean"] = shown & (clf.known.all_distances(d.emb).argmin(axis=1) == best)
     if margins_from is not None and margins_from.known is not None:
         out["margins"] = shown & ~margins_from.known.ambiguous(d.emb, best)
+    out["look-alikes"] = shown & ~unbacked(d, best)
     return out
 
 

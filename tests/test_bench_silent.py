@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.bench_silent import Dice, agree, checks, moved
+from benchmarks.bench_silent import Dice, agree, checks, moved, unbacked
 from companion.vision.classify import FACES, FaceClassifier, KnownArt
 
 MODEL = Path(__file__).resolve().parents[1] / "models" / "faces.onnx"
@@ -46,7 +46,7 @@ def test_checks_only_add_unknowns_and_far_dice_alone_get_a_second_look() -> None
     probs[1:, 0, 3], probs[1:, 0, 1] = 0.0, 1.0  # known art reads 1 at other angles: no matter
     probs[1, 2, 3], probs[1, 2, 1] = 0.0, 1.0  # the far 3 reads 1 at 90 degrees
     jitter = np.repeat(probs[:1], 5, axis=0)
-    d = Dice(np.array([3, 2, 3]), probs, emb, jitter)
+    d = Dice(np.array([3, 2, 3]), probs, emb, jitter, np.array([0, 0, 1]))
     other = FaceClassifier(MODEL, threads=1)
     other.known = replace(clf.known, margins=(None, None, 0.2, 0.2, None))
     got = {k: v.tolist() for k, v in checks(clf, d, other).items()}
@@ -54,5 +54,24 @@ def test_checks_only_add_unknowns_and_far_dice_alone_get_a_second_look() -> None
     assert got["far: 2 views"] == [True, True, False]
     assert got["far: jitter"] == [True, True, True]
     assert got["margins"] == [True, False, True]
+    assert got["look-alikes"] == [True, True, True]  # no two dice of a frame alike
     for shown in got.values():  # no check shows a die the shipped read hid
         assert all(a <= b for a, b in zip(shown, got["shipped (one view)"], strict=True))
+
+
+def test_look_alikes_in_one_frame_that_do_not_back_a_read_make_it_unknown() -> None:
+    emb = np.zeros((4, 8), np.float32)
+    emb[:, 0] = 1.0
+    emb[1, 1] = 0.3  # cosine 0.96 with die 0: a look-alike
+    emb[3, 1] = 1.0  # cosine 0.71: not one
+    probs = np.zeros((1, 4, len(FACES)), np.float32)
+    probs[0, 0, 3] = 1.0  # read 3
+    probs[0, 1, 3], probs[0, 1, 2] = 0.2, 0.8  # its look-alike leans to 2
+    probs[0, 2, 3] = 1.0  # alike too, but in another frame
+    probs[0, 3, 2] = 1.0
+    d = Dice(np.array([3, 3, 3, 2]), probs, emb, probs, np.array([0, 0, 1, 0]))
+    best = probs[0].argmax(axis=1)
+    # dice 0 and 1 are alike and read 3 and 2: each look-alike gives the other's motif little
+    assert unbacked(d, best).tolist() == [True, True, False, False]
+    # at a lower bar die 0's look-alike backs its 3 (0.2); nothing backs die 1's 2 (0.0)
+    assert unbacked(d, best, backing=0.1).tolist() == [False, True, False, False]
