@@ -45,6 +45,8 @@ from companion.vision.classify import (  # noqa: E402
     FaceClassifier,
     default_enrol_model_path,
     rotation_embeddings,
+    softmax,
+    with_rotations,
 )
 from companion.vision.enroll import _cross_check, collect, fit_profile  # noqa: E402
 from companion.vision.judged import judged_finder  # noqa: E402
@@ -83,10 +85,6 @@ def hog(crops: npt.NDArray[np.uint8]) -> F32:
     return np.asarray(f / (np.linalg.norm(f, axis=1, keepdims=True) + 1e-6), np.float32)
 
 
-def at_right_angles(crops: npt.NDArray[np.uint8]) -> list[npt.NDArray[np.uint8]]:
-    return [np.ascontiguousarray(np.rot90(crops, k, axes=(1, 2))) for k in range(4)]
-
-
 def left_out_scores(
     rot: F32, labels: npt.NDArray[np.int64], frames: npt.NDArray[np.int64], how: str
 ) -> F32:
@@ -110,15 +108,10 @@ def left_out_scores(
     return out
 
 
-def softmax(z: F32) -> F32:
-    e = np.exp(z - z.max(axis=1, keepdims=True))
-    return np.asarray(e / e.sum(axis=1, keepdims=True), np.float32)
-
-
 def measure(clf: FaceClassifier, folder: Path, temperature: float) -> dict[str, float]:
     e = collect(folder, judged_finder(clf))
     emb = rotation_embeddings(clf, e.crops, 4)
-    grads = np.stack([hog(c) for c in at_right_angles(e.crops)])
+    grads = hog(with_rotations(e.crops, 4)).reshape(4, len(e.crops), -1)
     by_mean = left_out_scores(emb, e.labels, e.frames, "mean")
     by_hog = left_out_scores(grads, e.labels, e.frames, "nearest")
     cross = _cross_check(emb, e.labels, e.frames)

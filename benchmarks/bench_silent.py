@@ -47,7 +47,12 @@ from companion.evaluation.scoring import match_points  # noqa: E402
 from companion.synth import VALIDATION, render_frame  # noqa: E402
 from companion.synth.family_sets import family_styles  # noqa: E402
 from companion.synth.styles import Style  # noqa: E402
-from companion.vision.classify import FACES, FaceClassifier, with_rotations  # noqa: E402
+from companion.vision.classify import (  # noqa: E402
+    FACES,
+    FaceClassifier,
+    normalise,
+    with_rotations,
+)
 from companion.vision.crop import cut_faces  # noqa: E402
 from companion.vision.detect_net import find_dice_net  # noqa: E402
 
@@ -129,7 +134,7 @@ def unbacked(
 ) -> npt.NDArray[np.bool_]:
     """Dice whose look-alikes in their frame (one-view embeddings at a cosine of ``sim`` or
     more) give their best motif a mean probability under ``backing``."""
-    unit = d.emb / (np.linalg.norm(d.emb, axis=1, keepdims=True) + 1e-6)
+    unit = normalise(d.emb)
     out = np.zeros(len(best), bool)
     for f in np.unique(d.frame):
         idx = np.flatnonzero(d.frame == f)
