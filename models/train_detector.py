@@ -44,6 +44,10 @@ FAMILIES_FROM = 20000
 # dice on a checked cloth or grid paper went unfound at every input size (session 39: 20 of 29
 # wood-grained dice of 100 px on a checkerboard, development frames).
 FAMILY_SQUARES_FROM = 24000
+# Seeds from SIDES_FROM on: the same family frames with the dice's sides painted, as a real
+# die's are, and the lens as wide as the Pi's (focal length 0.7-1.8 image widths; the sides
+# show most far from the centre). The finder had taken a painted side for a die of its own.
+SIDES_FROM = 28000
 UNIT = np.array(
     [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]], np.float64
 )  # clockwise, y down
@@ -113,12 +117,20 @@ def _render_one(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     tilt = float(rng.uniform(0, 45)) if pips else None
     squares = "squares" if seed >= SQUARES_FROM and rng.random() < 0.8 else None
     if seed >= FAMILIES_FROM:  # printed squares under a third of them, not most ...
-        on_squares = 0.7 if seed >= FAMILY_SQUARES_FROM else 0.3  # ... until this seed
+        on_squares = 0.7 if FAMILY_SQUARES_FROM <= seed < SIDES_FROM else 0.3  # ... there
         squares = "squares" if rng.random() < on_squares else None
+    sides = seed >= SIDES_FROM
     synth_dice.motif_mask = pip_mask if pips else motif_mask  # type: ignore[assignment]
     try:
         f = render_frame(
-            seed, size=size, styles=styles, hard_clutter=hard, tilt_deg=tilt, surface_kind=squares
+            seed,
+            size=size,
+            styles=styles,
+            hard_clutter=hard,
+            tilt_deg=tilt,
+            surface_kind=squares,
+            side_art=sides,
+            lens=(0.7, 1.8) if sides else (1.0, 1.8),
         )
     finally:
         synth_dice.motif_mask = motif_mask

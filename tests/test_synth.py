@@ -220,3 +220,39 @@ def test_hard_clutter_is_opt_in_and_leaves_the_dice_alone() -> None:
     assert np.array_equal(
         hard.image, render_frame(31, n_dice=6, size=(640, 480), hard_clutter=True).image
     )
+
+
+def _outside_tops(frame: object, shape: tuple[int, int]) -> np.ndarray:
+    """Pixels of the frame outside every die's top face (a little grown)."""
+    mask = np.ones(shape, np.uint8)
+    for d in frame.dice:  # type: ignore[attr-defined]
+        c = d.corners.mean(axis=0)
+        grown = c + (d.corners - c) * 1.06
+        cv2.fillConvexPoly(mask, np.round(grown).astype(np.int32), 0)
+    return mask.astype(bool)
+
+
+def test_painted_sides_are_opt_in_and_change_only_the_sides() -> None:
+    kw = {"n_dice": 6, "size": (640, 480), "tilt_deg": 25.0, "edge_range": (70.0, 90.0)}
+    plain = render_frame(41, **kw)  # type: ignore[arg-type]
+    assert np.array_equal(plain.image, render_frame(41, side_art=False, **kw).image)  # type: ignore[arg-type]
+    painted = render_frame(41, side_art=True, **kw)  # type: ignore[arg-type]
+    assert [(d.face, d.center) for d in painted.dice] == [(d.face, d.center) for d in plain.dice]
+    diff = np.abs(painted.image.astype(int) - plain.image.astype(int)).max(axis=2) > 40
+    assert diff.sum() > 200  # art on the sides in view
+    # the top faces keep their pixels: the sides are painted beside them, not over them
+    inside = ~_outside_tops(plain, plain.image.shape[:2])
+    assert diff[inside].mean() < 0.02
+
+
+def test_a_wider_lens_shows_more_of_the_sides() -> None:
+    kw = {"n_dice": 8, "size": (640, 480), "tilt_deg": 0.0, "edge_range": (50.0, 60.0)}
+
+    def side_pixels(lens: tuple[float, float]) -> int:
+        plain = render_frame(5, lens=lens, **kw)  # type: ignore[arg-type]
+        painted = render_frame(5, lens=lens, side_art=True, **kw)  # type: ignore[arg-type]
+        diff = np.abs(painted.image.astype(int) - plain.image.astype(int)).max(axis=2)
+        return int((diff > 25).sum())
+
+    # looking straight down, only the parallax of a short focal length shows the sides
+    assert side_pixels((0.7, 0.7)) > 2 * side_pixels((1.8, 1.8))

@@ -111,6 +111,19 @@ def face_texture(
     return np.clip(color, 0, 255).astype(np.float32), a.astype(np.float32)
 
 
+def _paint(layer: F32, cover: F32, texture: tuple[F32, F32], quad: F64, shade: float) -> None:
+    """A face texture warped onto an image quad of `layer` (a side: darkened by `shade`)."""
+    tex, alpha = texture
+    s = tex.shape[0]
+    src = np.array([[0, 0], [s, 0], [s, s], [0, s]], np.float32)
+    hmat = cv2.getPerspectiveTransform(src, quad.astype(np.float32))
+    size = (layer.shape[1], layer.shape[0])
+    wt = cv2.warpPerspective(tex, hmat, size, flags=cv2.INTER_AREA)
+    wa = cv2.warpPerspective(alpha, hmat, size, flags=cv2.INTER_LINEAR)
+    layer[:] = layer * (1 - wa[..., None]) + wt * shade * wa[..., None]
+    cover[:] = np.maximum(cover, wa)
+
+
 def _ring(corners: F64, inset: float) -> F64:
     """Chamfered outline: every corner replaced by two points along its edges."""
     out = []
@@ -128,11 +141,14 @@ def draw_die(
     texture: tuple[F32, F32],
     style: Style,
     light: tuple[float, float],
+    side_textures: list[tuple[F32, F32]] | None = None,
 ) -> None:
     """Draw a die in place: its visible sides, then its textured top face.
 
     `top` and `bottom` are the image corners of the top face and of the
-    footprint, in the same order as the texture's corners.
+    footprint, in the same order as the texture's corners. `side_textures`
+    (four, one a side) paints the sides with art as a real die's are, shaded;
+    without them the sides are plain body colour.
     """
     body = np.array(style.body.color, np.float32)
     ring_t, ring_b = _ring(top, _RADIUS * 0.6), _ring(bottom, _RADIUS * 0.6)
@@ -163,9 +179,13 @@ def draw_die(
         quad = np.array([bottom[i], bottom[j], top[j], top[i]])
         edge_mid = (bottom[i] + bottom[j]) / 2 - center
         n = edge_mid / (np.linalg.norm(edge_mid) + 1e-9)
-        # A side is visible when it points away from the die in the image,
-        # i.e. its top edge lies outside the footprint's edge.
-        if float(np.dot((top[i] + top[j]) / 2 - (bottom[i] + bottom[j]) / 2, n)) <= 0:
+        # The top face, nearer the camera, lies farther out in the image than the footprint,
+        # so a side that faces the camera has its top edge inside the footprint's edge. Plain
+        # sides (the training renders since the first round) are drawn on the sides facing
+        # away, which the top face then mostly hides: the sides in view keep the hull's dark
+        # body colour. Painted sides are drawn where they are seen.
+        lean = float(np.dot((top[i] + top[j]) / 2 - (bottom[i] + bottom[j]) / 2, n))
+        if (lean >= 0) if side_textures is not None else (lean <= 0):
             continue
         shade = 0.45 + 0.3 * max(0.0, float(n[0] * lx + n[1] * ly))
         inset = _RADIUS * 0.6
@@ -178,6 +198,8 @@ def draw_die(
             ]
         )
         fill(quad_in, body * shade)
+        if side_textures is not None:
+            _paint(layer, cover, side_textures[i], quad_in - off, shade)
     tex, alpha = texture
     s = tex.shape[0]
     src = np.array([[0, 0], [s, 0], [s, s], [0, s]], np.float32)

@@ -76,6 +76,7 @@ def _compose(
     clutter: int,
     surface_kind: str | None,
     hard: tuple[np.random.Generator, int] | None = None,
+    sides: np.random.Generator | None = None,
 ) -> RenderedFrame:
     w, h = cam.width, cam.height
     unit = float(np.mean([d.edge for d in dice])) if dice else rng.uniform(40, 160)
@@ -121,14 +122,27 @@ def _compose(
             -light[0] * math.sin(a) + light[1] * math.cos(a),
         )
         tex = face_texture(st, d.face, rng, local_light)
-        draw_die(img, top, bottom, tex, st, light)
+        side_tex = None
+        if sides is not None:  # its own generator: the rest of the frame keeps its pixels
+            # a real die's other faces: any motif but the top's opposite is in view, so draw
+            # each side from all five motifs
+            side_tex = [
+                face_texture(st, FACES[int(sides.integers(len(FACES)))], sides, local_light)
+                for _ in range(4)
+            ]
+        draw_die(img, top, bottom, tex, st, light, side_tex)
         edge = mean_edge(top)
         center = cam.project([[d.center[0], d.center[1], d.edge * 0.98]])[0]
         truths.append(DieTruth((float(center[0]), float(center[1])), top, d.face, st.name, edge))
     return RenderedFrame(photograph(img, rng), truths)
 
 
-def _camera(rng: np.random.Generator, size: tuple[int, int], tilt_deg: float | None) -> Camera:
+def _camera(
+    rng: np.random.Generator,
+    size: tuple[int, int],
+    tilt_deg: float | None,
+    lens: tuple[float, float] = (1.0, 1.8),
+) -> Camera:
     w, h = size
     tilt = (
         tilt_deg if tilt_deg is not None else (0.0 if rng.random() < 0.25 else rng.uniform(0, 25))
@@ -136,7 +150,7 @@ def _camera(rng: np.random.Generator, size: tuple[int, int], tilt_deg: float | N
     return Camera(
         w,
         h,
-        distance=rng.uniform(1.0, 1.8) * w,
+        distance=rng.uniform(*lens) * w,
         tilt_deg=tilt,
         tilt_dir=rng.uniform(0, 2 * math.pi),
     )
@@ -154,6 +168,8 @@ def render_frame(
     faces: Sequence[str] | None = None,
     hard_clutter: bool = False,
     surface_kind: str | None = None,
+    side_art: bool = False,
+    lens: tuple[float, float] = (1.0, 1.8),
 ) -> RenderedFrame:
     """A random table: 0-40 dice (or n_dice, fewer only if they cannot fit).
 
@@ -163,11 +179,15 @@ def render_frame(
     coins, ...) drawn from a second generator of the same seed.
     `surface_kind` chooses the table (table.SURFACES, or "squares": printed
     grids, tiles, markers and score sheets under the dice); random if None.
+    `side_art` paints the dice's visible sides with motifs, as a real die's sides are,
+    from a third generator of the same seed (the frame is otherwise the same).
+    `lens` is the range of the focal length in image widths (the Pi's camera module 2:
+    about 0.83; a shorter focal length shows more of the dice's sides far from the centre).
     """
     rng = np.random.default_rng(seed)
     w, h = size
     n = int(rng.integers(0, 41)) if n_dice is None else n_dice
-    cam = _camera(rng, size, tilt_deg)
+    cam = _camera(rng, size, tilt_deg, lens)
     # Cap the size so that n dice fit with room to spare.
     cap = math.sqrt(w * h / (4.0 * max(n, 1)))
     hi = max(min(edge_range[1], cap), edge_range[0])
@@ -222,7 +242,8 @@ def render_frame(
     if hard_clutter:
         hrng = np.random.default_rng([seed, 1])
         hard = (hrng, int(hrng.integers(1, 5)))
-    return _compose(rng, cam, placed, main, n_clutter, surface_kind, hard)
+    sides = np.random.default_rng([seed, 2]) if side_art else None
+    return _compose(rng, cam, placed, main, n_clutter, surface_kind, hard, sides)
 
 
 def render_placed(
