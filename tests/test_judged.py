@@ -475,6 +475,27 @@ def test_a_sure_find_beside_a_stronger_die_is_its_side(dx: float) -> None:
     assert len(xs) == len(DICE) and np.allclose(xs, [x for x, _, _ in DICE], atol=2)
 
 
+@pytest.mark.parametrize(
+    ("dx", "side_colour", "die_colour", "kept"),
+    [
+        (45.0, (0, 0, 150), RED, False),  # 0.9 of an edge away and darker: the die's side
+        (45.0, RED, RED, True),  # as bright: a die beside it
+        (45.0, RED, (0, 0, 150), True),  # brighter than the stronger find: not its side
+        (49.0, (0, 0, 150), RED, True),  # darker, but a whole edge away: a die in shadow
+    ],
+)
+def test_a_darker_find_beside_a_stronger_die_is_its_side(
+    dx: float, side_colour: tuple[int, int, int], die_colour: tuple[int, int, int], kept: bool
+) -> None:
+    # a side in view faces away from the light from above; found a little farther than SIDE
+    side = (DICE[0][0] + dx, DICE[0][1], 50.0)
+    finder = FakeFinder([(x, y, e, 0.9) for x, y, e in DICE] + [(*side, 0.85)])
+    image = _frame((*side, side_colour), (*DICE[0], die_colour), *[(*d, RED) for d in DICE[1:]])
+    xs = sorted(d.center[0] for d, _ in find_and_read(image, FakeJudge(), session=finder))
+    want = sorted([x for x, _, _ in DICE] + ([side[0]] if kept else []))
+    assert len(xs) == len(want) and np.allclose(xs, want, atol=3)
+
+
 def test_dice_side_by_side_are_all_kept() -> None:
     # top faces of dice that touch lie an edge apart (a little less in perspective)
     row = [(300.0 + 43.0 * i, 500.0, 50.0) for i in range(4)]  # 0.86 of an edge apart

@@ -208,6 +208,8 @@ def find_and_read(
     )
     # a find beside a stronger one is that die's side (a vouched weak peak from nearer)
     chosen = [c for c, side in zip(chosen, _sides(chosen), strict=True) if not side]
+    # ... and so is a darker find a little farther beside a stronger one
+    chosen = [c for c, side in zip(chosen, _dark_sides(chosen, cut), strict=True) if not side]
     # a candidate's reading by its corners, which replace() carries along unchanged
     index = {id(c.corners): i for i, c in enumerate(cands)}
     chosen = [
@@ -526,3 +528,27 @@ def _sides(chosen: list[Candidate]) -> list[bool]:
     near = d < ratio[:, None] * np.maximum(edge[:, None], edge[None, :])
     side = np.asarray(np.tril(near, k=-1).any(axis=1), bool)
     return [bool(v) for v in side]
+
+
+# A find up to DARK_SIDE of an edge from a stronger one whose crop is at most DARK of its grey
+# is that die's side too: a side in view faces away from the light from above. Development
+# (painted sides on our frames 99500-99559, otherhand seeds 34-35; docs/vision.md, session 49):
+# finds 0.8-0.95 of an edge apart, sides 32 of 38 at 0.7 or darker, real neighbours 1 of 90.
+DARK_SIDE = 0.95
+DARK = 0.7
+
+
+def _dark_sides(chosen: list[Candidate], cut: _Crops) -> list[bool]:
+    """Which of ``chosen`` (strongest first) lie closer than DARK_SIDE of the larger edge to a
+    stronger one whose median grey is at least 1 / DARK times theirs."""
+    if len(chosen) < 2:
+        return [False] * len(chosen)
+    x, y, edge = (np.array([getattr(c, a) for c in chosen], np.float64) for a in ("x", "y", "edge"))
+    d = np.hypot(x[:, None] - x[None, :], y[:, None] - y[None, :])
+    near = np.tril(d < DARK_SIDE * np.maximum(edge[:, None], edge[None, :]), k=-1)
+    if not near.any():
+        return [False] * len(chosen)
+    crops = cut.of([c.corners for c in chosen])
+    grey = np.median(crops.reshape(len(chosen), -1, 3).mean(axis=2), axis=1)
+    darker = grey[:, None] <= DARK * grey[None, :]
+    return [bool(v) for v in (near & darker).any(axis=1)]
