@@ -13,8 +13,7 @@ to the renderer's truth:
 - right / `?` / wrong / missed, over the whole dice in the frame;
 - phantoms: finds that match no die, and how many of them were given a motif (a painted side
   taken for a die of its own is the commonest);
-- the cut's corner error over the die's edge (median and 90th percentile), as cerr in
-  docs/vision.md session 47.
+- the cut's corner error over the die's edge (median and 90th percentile).
 
 ``--plain`` reads the same frames with plain sides as well, for the difference. Development
 frames: seeds 99500-99559 (session 49's check); 99600.. were its gate.
@@ -33,23 +32,18 @@ import numpy.typing as npt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
+from companion.evaluation import scoring  # noqa: E402
 from companion.evaluation.scoring import match_points, outside_frame  # noqa: E402
 from companion.synth import VALIDATION, render_frame  # noqa: E402
 from companion.vision.classify import FaceClassifier  # noqa: E402
+from companion.vision.geometry import mean_edge  # noqa: E402
 from companion.vision.judged import find_and_read  # noqa: E402
 
 
 def corner_error(cut: npt.ArrayLike, true: npt.ArrayLike) -> float:
-    """Mean distance of the cut's corners from the true ones (best cyclic order, either way
-    round), over the true quad's mean edge."""
-    c, q = np.asarray(cut, np.float64), np.asarray(true, np.float64)
-    best = min(
-        float(np.linalg.norm(c - qq, axis=1).mean())
-        for k in range(4)
-        for qq in (np.roll(q, k, axis=0), np.roll(q, k, axis=0)[::-1])
-    )
-    edge = float(np.linalg.norm(np.roll(q, -1, 0) - q, axis=1).mean())
-    return best / edge
+    """scoring.corner_error (corners clockwise, best over the starting corner) over the true
+    top face's mean edge."""
+    return scoring.corner_error(cut, true) / mean_edge(np.asarray(true, np.float64))
 
 
 @dataclass
