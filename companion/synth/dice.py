@@ -111,14 +111,21 @@ def face_texture(
     return np.clip(color, 0, 255).astype(np.float32), a.astype(np.float32)
 
 
-def _paint(layer: F32, cover: F32, texture: tuple[F32, F32], quad: F64, shade: float) -> None:
-    """A face texture warped onto an image quad of `layer` (a side: darkened by `shade`)."""
-    tex, alpha = texture
+def warp_into(
+    layer: F32,
+    cover: F32,
+    tex: F32,
+    alpha: F32,
+    quad: F64,
+    shade: float = 1.0,
+    flags: int = cv2.INTER_LINEAR,
+) -> None:
+    """A face texture warped onto an image quad of `layer`, darkened by `shade` (a side)."""
     s = tex.shape[0]
     src = np.array([[0, 0], [s, 0], [s, s], [0, s]], np.float32)
     hmat = cv2.getPerspectiveTransform(src, quad.astype(np.float32))
     size = (layer.shape[1], layer.shape[0])
-    wt = cv2.warpPerspective(tex, hmat, size, flags=cv2.INTER_AREA)
+    wt = cv2.warpPerspective(tex, hmat, size, flags=flags)
     wa = cv2.warpPerspective(alpha, hmat, size, flags=cv2.INTER_LINEAR)
     layer[:] = layer * (1 - wa[..., None]) + wt * shade * wa[..., None]
     cover[:] = np.maximum(cover, wa)
@@ -199,7 +206,8 @@ def draw_die(
         )
         fill(quad_in, body * shade)
         if side_textures is not None:
-            _paint(layer, cover, side_textures[i], quad_in - off, shade)
+            side, side_alpha = side_textures[i]
+            warp_into(layer, cover, side, side_alpha, quad_in - off, shade, cv2.INTER_AREA)
     tex, alpha = texture
     s = tex.shape[0]
     src = np.array([[0, 0], [s, 0], [s, s], [0, s]], np.float32)

@@ -16,6 +16,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from companion.synth.dice import warp_into
+
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
 BGR = tuple[int, int, int]
@@ -241,17 +243,6 @@ def random_light(rng: np.random.Generator) -> Light:
     )
 
 
-def _warp_into(layer: F32, cover: F32, tex: F32, alpha: F32, quad: F64) -> None:
-    s = tex.shape[0]
-    src = np.array([[0, 0], [s, 0], [s, s], [0, s]], np.float32)
-    hmat = cv2.getPerspectiveTransform(src, quad.astype(np.float32))
-    size = (layer.shape[1], layer.shape[0])
-    wt = cv2.warpPerspective(tex, hmat, size, flags=cv2.INTER_LINEAR)
-    wa = cv2.warpPerspective(alpha, hmat, size, flags=cv2.INTER_LINEAR)
-    layer[:] = layer * (1 - wa[..., None]) + wt * wa[..., None]
-    cover[:] = np.maximum(cover, wa)
-
-
 def draw_pip_die(
     img: F32,
     top: F64,
@@ -308,7 +299,7 @@ def draw_pip_die(
         normal = np.array([ex * ca - ey * sa, ex * sa + ey * ca, 0.0])
         tex, alpha = face_texture(style, sides[i], rng, light.shade(normal), (0.0, -1.0), 0.0)
         quad = np.array([top[i], top[j], bottom[j], bottom[i]]) - off
-        _warp_into(layer, cover, tex, alpha, quad)
+        warp_into(layer, cover, tex, alpha, quad)
     d = light.direction
     local = (d[0] * ca + d[1] * sa, -d[0] * sa + d[1] * ca)
     norm = math.hypot(*local) + 1e-9
@@ -320,7 +311,7 @@ def draw_pip_die(
         (local[0] / norm, local[1] / norm),
         light.glare,
     )
-    _warp_into(layer, cover, tex, alpha, top - off)
+    warp_into(layer, cover, tex, alpha, top - off)
     if style.translucent:
         # Light passes through: the table shows, blurred and tinted, under the body.
         under = np.asarray(cv2.GaussianBlur(roi, (0, 0), 3), np.float32) * (body / 255.0 + 0.25)
