@@ -139,18 +139,25 @@ def test_missing_model_is_one_sentence_exit_2(
 
 
 def test_time_excludes_decoding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A clock that jumps an hour while the image decodes: the reported time includes the
+    # jump only if decoding is timed. No real sleep, so a slow machine cannot fail it.
     good, _ = _frame(tmp_path)
-    slow_decode_s = 0.3
+    import time as real_time
+    from types import SimpleNamespace
+
+    jump_s = [0.0]
+    hour_s = 3600.0
 
     def slow_load(path: str) -> npt.NDArray[np.uint8]:
-        import time
-
-        time.sleep(slow_decode_s)
+        jump_s[0] += hour_s
         return load_image(path)
 
+    clock = SimpleNamespace(perf_counter=lambda: real_time.perf_counter() + jump_s[0])
     monkeypatch.setattr(read_mod, "load_image", slow_load)
+    monkeypatch.setattr(read_mod, "time", clock)
     (result,) = list(read_images(Reader(FakeClassifier()), [str(good)]))
-    assert result.error is None and result.ms < slow_decode_s * 1000
+    assert jump_s[0] == hour_s, "the image was not decoded through load_image"
+    assert result.error is None and result.ms < hour_s * 1000
 
 
 @pytest.mark.skipif(not MODEL.is_file(), reason="models/faces.onnx is not built yet")
