@@ -121,13 +121,18 @@ class Reader:
     def warm_up(self) -> None:
         """Run the face model once so its one-off setup is counted as loading, not reading.
         (The rest of a read sets itself up on the first frame with dice: ``read_images`` reads
-        its first image once untimed.) The judged finder's network is loaded here too, so a
-        missing one is told before the first frame (detect_net.DetectorModelError)."""
+        its first image once untimed.) The judged finder's network and the corner refiner are
+        loaded here too, so a missing one is told before the first frame
+        (detect_net.DetectorModelError)."""
         self.classifier.classify(np.zeros((1, CROP_SIZE, CROP_SIZE, 3), np.uint8))
         if self.judge is not None:
             from companion.vision.detect_net import judged_detector_path, load_session
 
             load_session(judged_detector_path(), threads=self.threads)
+            if self.judge.refine:
+                from companion.vision.corner_refiner import load_refiner
+
+                load_refiner(self.threads)
 
     def read(self, image_bgr: npt.NDArray[np.uint8]) -> list[DieReading]:
         return [r for _, r in self.read_with_finds(image_bgr)]
