@@ -104,7 +104,7 @@ def patch_of(image: ImageBGR, corners: npt.ArrayLike) -> tuple[npt.NDArray[np.ui
     if step > 1:
         f = 1.0 / step
         to_win = np.array([[f, 0, 0.5 * f - 0.5], [0, f, 0.5 * f - 0.5], [0, 0, 1]]) @ to_win
-    local = (c - (x0, y0)) * (1.0 / step) + (0.5 / step - 0.5)
+    local = c @ to_win[:2, :2].T + to_win[:2, 2]  # the corners in the (shrunk) window
     warp = cv2.getPerspectiveTransform(local.astype(np.float32), SQUARE)
     patch = cv2.warpPerspective(
         win, warp, (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
