@@ -73,6 +73,14 @@ def face_inputs(frames: int, batch: int = 64) -> Iterator[np.ndarray]:
     # the rest, fewer than a batch, is left out: histogram calibration wants one shape
 
 
+def refiner_inputs(data: Path, shards: int = 6, batch: int = 64) -> Iterator[np.ndarray]:
+    """The corner refiner's training patches (NCHW float), from the first ``shards`` shards."""
+    for path in sorted(data.glob("shard_*.npz"))[:shards]:
+        x = np.load(path)["x"]
+        for i in range(0, len(x) - batch + 1, batch):
+            yield np.ascontiguousarray(x[i : i + batch].transpose(0, 3, 1, 2), np.float32)
+
+
 def float_convs(
     src: Path, last: int, only: int = 0, first: int = 0, float_tail: bool = False
 ) -> list[str]:
@@ -167,11 +175,12 @@ def quantize(
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    ap.add_argument("what", choices=("detector", "faces"))
+    ap.add_argument("what", choices=("detector", "faces", "refiner"))
     ap.add_argument(
         "--model",
         default=None,
-        help="the float network (default: models/faces.float.onnx, dice_detector.onnx)",
+        help="the float network (default: models/faces.float.onnx, dice_detector.onnx, "
+        "corner_refiner.float.onnx)",
     )
     # required: any *.onnx left in models/ goes into the wheel (but *.float.onnx: setup.py)
     ap.add_argument("--out", required=True)
@@ -180,8 +189,25 @@ def main() -> None:
     ap.add_argument("--keep-float", type=int, default=0, help="last convolutions left in float")
     ap.add_argument("--only", type=int, default=0, help="quantize only the first N convolutions")
     ap.add_argument("--first-float", type=int, default=0, help="first convolutions left in float")
+    ap.add_argument(
+        "--data",
+        default=None,
+        help="refiner: the training patches (train_refiner.py render's shards) to range on",
+    )
     args = ap.parse_args()
-    if args.what == "detector":
+    if args.what == "refiner":
+        if not args.data:
+            ap.error("refiner: --data (train_refiner.py render's shards) is needed")
+        src = Path(args.model or HERE / "corner_refiner.float.onnx")
+        out = Path(args.out)
+        quantize(
+            src,
+            out,
+            refiner_inputs(Path(args.data)),
+            method=args.method,
+            first_float=args.first_float,
+        )
+    elif args.what == "detector":
         src = Path(args.model or HERE / "dice_detector.onnx")
         out = Path(args.out)
         quantize(

@@ -1,9 +1,13 @@
 """Train a corner refiner: a die's surroundings, warped so that its cut is a square, in; where
-the true top-face corners lie, out. Issue 13: the reader refines the judged finder's kept dice
-with it since session 51 (companion/vision/corner_refiner.py, models/corner_refiner.onnx).
+the true top-face corners lie, out. Issue 13: the reader refines the judged finder's sure peaks
+with it since session 52 (companion/vision/corner_refiner.py; models/REFINER_CARD.md). The
+float network trained here is models/corner_refiner.float.onnx; the reader's file is it in
+8-bit integers (models/quantize_models.py refiner).
 
     python models/train_refiner.py render --out /tmp/ref --start 60000 --count 1600
-    python models/train_refiner.py train --data /tmp/ref --minutes 30 --out /tmp/refiner.onnx
+    python models/train_refiner.py train --data /tmp/ref --minutes 30 --out /tmp/refiner.float.onnx
+    python models/quantize_models.py refiner --data /tmp/ref --first-float 1 \
+        --model /tmp/refiner.float.onnx --out /tmp/refiner.onnx
 
 Why: on otherhand's art most of the profile's silent errors start at the cut (docs/vision.md,
 session 49), and the finder's corners lie 0.065 of an edge from the true ones there (0.04 on

@@ -18,15 +18,11 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.paths import shipped_model
-from companion.vision.crop import in_parts
 from companion.vision.onnx_session import cpu_session
 
 PATCH = 64
 EDGE = 32  # the cut's edge in the patch: half an edge of surroundings on every side
 SQUARE = np.array([[16, 16], [48, 16], [48, 48], [16, 48]], np.float32)  # clockwise on screen
-# The frame window a patch is cut from reaches this many edges from the cut's centre: the
-# patch's corners lie sqrt(2) edges from it, a little more in perspective.
-WINDOW = 1.5
 REFINER_ENV = "COMPANION_REFINER"
 
 F32 = npt.NDArray[np.float32]
@@ -67,72 +63,59 @@ def load_refiner(threads: int = 2) -> Any:
     return sess
 
 
-def patch_of(image: ImageBGR, corners: npt.ArrayLike) -> tuple[npt.NDArray[np.uint8], F64]:
-    """The PATCH x PATCH patch in which ``corners`` (4, 2, clockwise) lie on SQUARE, and the
-    homography from frame pixels to patch pixels.
-
-    A die of 2 EDGE or more is first halved with area averaging (once or more), so that its
-    texture does not alias; the warp does the rest (less than 2x). Training cut its patches
-    with one area shrink to the exact size (train_refiner.canonical_patch), several times
-    slower; this cut refines otherhand seed 34's dice as well (session 51: 0.0527 edge
-    against 0.0539, with a whole-factor shrink)."""
-    c = np.asarray(corners, np.float32).reshape(4, 2)
-    edge = float(np.mean(np.linalg.norm(c - np.roll(c, 1, axis=0), axis=1)))
-    # shrunk by halves (OpenCV's area shrink by exactly 2 is 20 times faster than by 3 or 4)
-    step = 1
-    while edge >= 2 * EDGE * step:
-        step *= 2
-    half = int(np.ceil(WINDOW * edge)) + 2
-    half = -(-half // step) * step  # a whole number of steps
-    cx, cy = c.mean(axis=0)
-    x0, y0 = int(np.floor(cx)) - half, int(np.floor(cy)) - half
-    x1, y1 = x0 + 2 * half, y0 + 2 * half
-    h, w = image.shape[:2]
-    win: npt.NDArray[Any] = image[max(0, y0) : min(h, y1), max(0, x0) : min(w, x1)]
-    pads = (max(0, -y0), max(0, y1 - h), max(0, -x0), max(0, x1 - w))
-    if any(pads):
-        if win.size == 0:  # wholly outside the frame: a patch of its nearest edge pixels
-            win = image[
-                min(max(y0, 0), h - 1) : min(max(y0, 0), h - 1) + 1,
-                min(max(x0, 0), w - 1) : min(max(x0, 0), w - 1) + 1,
-            ]
-            pads = (0, 2 * half - 1, 0, 2 * half - 1)
-        win = cv2.copyMakeBorder(win, *pads, cv2.BORDER_REPLICATE)
-    to_win = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64)
-    for _ in range(step.bit_length() - 1):
-        win = cv2.resize(win, (win.shape[1] // 2, win.shape[0] // 2), interpolation=cv2.INTER_AREA)
-    if step > 1:
-        f = 1.0 / step
-        to_win = np.array([[f, 0, 0.5 * f - 0.5], [0, f, 0.5 * f - 0.5], [0, 0, 1]]) @ to_win
-    local = c @ to_win[:2, :2].T + to_win[:2, 2]  # the corners in the (shrunk) window
-    warp = cv2.getPerspectiveTransform(local.astype(np.float32), SQUARE)
-    patch = cv2.warpPerspective(
-        win, warp, (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-    )
-    return np.asarray(patch, np.uint8), warp.astype(np.float64) @ to_win
-
-
-def refine(
-    image: ImageBGR, corners: Sequence[npt.ArrayLike], session: Any, threads: int = 1
-) -> list[F32]:
+def refine(image: ImageBGR, corners: Sequence[npt.ArrayLike], session: Any) -> list[F32]:
     """Each die's corners as the refiner places them (same order as given, clockwise), all
-    dice of a frame in one batch, their patches cut on up to ``threads`` threads."""
-    n = len(corners)
-    if n == 0:
+    dice of a frame in one batch."""
+    if len(corners) == 0:
         return []
-    patches = np.empty((n, PATCH, PATCH, 3), np.uint8)
-    to_patches = np.empty((n, 3, 3), np.float64)
-
-    def cut(part: range) -> None:
-        for i in part:
-            patches[i], to_patches[i] = patch_of(image, corners[i])
-
-    in_parts(n, threads, cut)
+    patches, to_patches = patches_of(image, corners)
     x = np.ascontiguousarray(patches.transpose(0, 3, 1, 2), np.float32)
     offsets = np.asarray(session.run(None, {"x": x})[0], np.float64).reshape(-1, 4, 2)
-    out = []
-    for to_patch, off in zip(to_patches, offsets, strict=True):
-        pts = (SQUARE + off * EDGE).reshape(1, 4, 2)
-        back = cv2.perspectiveTransform(pts, np.linalg.inv(to_patch))[0]
-        out.append(np.ascontiguousarray(back, np.float32))
-    return out
+    pts = np.concatenate([SQUARE + offsets * EDGE, np.ones((len(offsets), 4, 1))], axis=2)
+    back = pts @ np.linalg.inv(to_patches).transpose(0, 2, 1)
+    return [np.ascontiguousarray(b[:, :2] / b[:, 2:], np.float32) for b in back]
+
+
+def patches_of(
+    image: ImageBGR, corners: Sequence[npt.ArrayLike]
+) -> tuple[npt.NDArray[np.uint8], F64]:
+    """The patches of many dice (N, PATCH, PATCH, 3), in each of which a die's ``corners``
+    (4, 2, clockwise) lie on SQUARE, and their homographies from frame pixels (N, 3, 3).
+
+    A die of 2 EDGE or more is warped from the frame halved with area averaging (once or
+    more: OpenCV's area shrink by exactly 2 is 20 times faster than by 3 or 4), so that its
+    texture does not alias; the warp does the rest (less than 2x). The halvings are of the
+    whole frame, made once for all its dice: session 51 cut a window about each die and
+    halved that, 0.3 ms a die in Python's overhead. Training cut its patches with one area
+    shrink to the exact size (train_refiner.canonical_patch), several times slower; the
+    shipped network refines these as well (validation renders: 0.0240 edge against 0.0238)."""
+    c = np.asarray(corners, np.float64).reshape(-1, 4, 2)
+    edges = np.linalg.norm(c - np.roll(c, 1, axis=1), axis=2).mean(axis=1)
+    levels = np.zeros(len(c), np.intp)
+    while np.any(edges >= 2 * EDGE * 2.0**levels):
+        levels += edges >= 2 * EDGE * 2.0**levels
+    pyramid = [image]
+    for _ in range(int(levels.max())):
+        up = pyramid[-1]
+        h, w = up.shape[:2]
+        if h < 2 or w < 2:
+            break
+        half = cv2.resize(up, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+        pyramid.append(np.asarray(half, np.uint8))
+    levels = np.minimum(levels, len(pyramid) - 1)
+    patches = np.empty((len(c), PATCH, PATCH, 3), np.uint8)
+    to_patches = np.empty((len(c), 3, 3), np.float64)
+    for i, (quad, k) in enumerate(zip(c, levels, strict=True)):
+        f = 0.5**k  # a level's pixel centres: x' = (x + 0.5) f - 0.5
+        to_level = np.array([[f, 0, 0.5 * f - 0.5], [0, f, 0.5 * f - 0.5], [0, 0, 1]])
+        local = (quad * f + (0.5 * f - 0.5)).astype(np.float32)
+        warp = cv2.getPerspectiveTransform(local, SQUARE)
+        patches[i] = cv2.warpPerspective(
+            pyramid[k],
+            warp,
+            (PATCH, PATCH),
+            flags=cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+        to_patches[i] = warp.astype(np.float64) @ to_level
+    return patches, to_patches
