@@ -614,26 +614,28 @@ def one_per_die(cands: list[Candidate]) -> list[Candidate]:
     # the same die. Nor do their top faces in the frame (they lie in one plane,
     # and the camera maps a plane one to one): a face that covers much of a
     # stronger one is a side of that die, seen at an angle, with its own pips or art.
-    out: list[Candidate] = []
-    # the kept peaks' centres and edges as arrays: one numpy test a peak, not a call per pair
-    kept = np.empty((len(cands), 3), np.float64)
-    for c in cands:
-        if not _same_as_any(c, out, kept[: len(out)]):
-            kept[len(out)] = (c.x, c.y, c.edge)
-            out.append(c)
-    return out
-
-
-def _same_as_any(c: Candidate, out: list[Candidate], kept: npt.NDArray[np.float64]) -> bool:
-    """``any(_same_die(c.x, c.y, c.edge, c.corners, k) for k in out)``; ``kept`` holds each k's
-    x, y and edge."""
-    if not len(out):
-        return False
-    d = np.hypot(c.x - kept[:, 0], c.y - kept[:, 1])
-    if bool((d < 0.5 * np.maximum(c.edge, kept[:, 2])).any()):
-        return True
-    near = np.flatnonzero(d < 0.75 * (c.edge + kept[:, 2]))
-    return any(_overlap(c.corners, out[i].corners) > OVERLAP for i in near)
+    n = len(cands)
+    if n < 2:
+        return list(cands)
+    # every pair's distance at once (a read asks this of a hundred peaks or more, several
+    # times): then one boolean test a peak against the peaks kept before it
+    xye = np.array([(c.x, c.y, c.edge) for c in cands], np.float64)
+    d = np.hypot(xye[:, None, 0] - xye[None, :, 0], xye[:, None, 1] - xye[None, :, 1])
+    e = xye[:, 2]
+    close = d < 0.5 * np.maximum(e[:, None], e[None, :])
+    # faces can only overlap when their centers are closer than their half diagonals
+    near = d < 0.75 * (e[:, None] + e[None, :])
+    kept = np.zeros(n, bool)
+    for i in range(n):
+        if close[i, :i][kept[:i]].any():
+            continue
+        if any(
+            _overlap(cands[i].corners, cands[j].corners) > OVERLAP
+            for j in np.flatnonzero(near[i, :i] & kept[:i]).tolist()
+        ):
+            continue
+        kept[i] = True
+    return [c for c, k in zip(cands, kept.tolist(), strict=True) if k]
 
 
 def same_die(a: Candidate, b: Candidate) -> bool:
