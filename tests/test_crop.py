@@ -16,7 +16,7 @@ from companion.vision.crop import (
     cut_faces,
     order_corners,
 )
-from companion.vision.geometry import mean_edge
+from companion.vision.geometry import mean_edge, mean_edges
 
 
 def _square(
@@ -140,3 +140,5 @@ def test_mean_edge_is_the_mean_of_the_four_sides() -> None:
     kite = np.array([[0, 0], [30, 0], [30, 40], [0, 40]], np.float64)  # sides 30, 40, 30, 40
     assert mean_edge(kite) == pytest.approx(35.0)
     assert isinstance(mean_edge(kite.tolist()), float)
+    both = mean_edges(np.stack([square, kite.astype(np.float32)]))
+    assert both.dtype == np.float32 and both.tolist() == pytest.approx([40.0, 35.0])

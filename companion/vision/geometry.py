@@ -22,3 +22,9 @@ def mean_edge(corners: npt.ArrayLike) -> float:
     """The mean length of a face's four sides (corners (4, 2), in order round the face)."""
     c = np.asarray(corners)
     return float(np.mean(np.linalg.norm(c - np.roll(c, 1, axis=0), axis=1)))
+
+
+def mean_edges(quads: npt.ArrayLike) -> npt.NDArray[np.floating]:
+    """:func:`mean_edge` of many faces (N, 4, 2) at once, in their own float type."""
+    q = np.asarray(quads)
+    return np.asarray(np.linalg.norm(q - np.roll(q, 1, axis=1), axis=2).mean(axis=1))

@@ -57,6 +57,7 @@ from companion.vision.detect_net import (
     zoomed_peaks,
 )
 from companion.vision.found import FoundDie
+from companion.vision.geometry import mean_edges
 
 F32 = npt.NDArray[np.float32]
 
@@ -263,14 +264,14 @@ def refined_peaks(image_bgr: ImageBGR, peaks: list[Candidate], threads: int) -> 
         return peaks
     first = np.stack([peaks[i].corners for i in which]).astype(np.float32)
     moved = np.stack(refine(image_bgr, list(first), load_refiner(threads)))
-    edges = np.linalg.norm(first - np.roll(first, 1, axis=1), axis=2).mean(axis=1)
+    edges = mean_edges(first)
     near = np.abs(moved - first).max(axis=(1, 2)) <= REFINE_MOST * edges
     ok = np.flatnonzero(near & _convex(moved))
     if not len(ok):
         return peaks
     quads = order_corners_many(moved[ok])
     centres = quads.mean(axis=1).tolist()
-    new_edges = np.linalg.norm(quads - np.roll(quads, 1, axis=1), axis=2).mean(axis=1).tolist()
+    new_edges = mean_edges(quads).tolist()
     out = list(peaks)
     for k, q, (x, y), e in zip(ok.tolist(), quads, centres, new_edges, strict=True):
         out[which[k]] = replace(peaks[which[k]], x=x, y=y, edge=e, corners=q)
