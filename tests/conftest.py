@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 import pytest
@@ -18,6 +20,18 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip("shared/ is not beside the repository")
     return SHARED
+
+
+@pytest.fixture(scope="session")
+def quantize_models() -> ModuleType:
+    """models/quantize_models.py, a script beside the package, imported by its path."""
+    import importlib
+
+    sys.path.insert(0, str(REPO / "models"))
+    try:
+        return importlib.import_module("quantize_models")
+    finally:
+        sys.path.remove(str(REPO / "models"))
 
 
 @pytest.fixture(autouse=True)

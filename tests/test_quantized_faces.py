@@ -6,8 +6,8 @@ models/faces.onnx is made this way since session 23 (models/MODEL_CARD.md, "int8
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -33,12 +33,7 @@ def _crops(frames: int, first: int) -> np.ndarray:
 
 
 @pytest.fixture(scope="module")
-def int8_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    sys.path.insert(0, str(REPO / "models"))
-    try:
-        import quantize_models
-    finally:
-        sys.path.remove(str(REPO / "models"))
+def int8_model(tmp_path_factory: pytest.TempPathFactory, quantize_models: ModuleType) -> Path:
     out = tmp_path_factory.mktemp("int8") / "faces.int8.onnx"
     # the recipe as session 22 tried it, on fewer calibration frames
     quantize_models.quantize(FLOAT, out, quantize_models.face_inputs(6), first_float=1)

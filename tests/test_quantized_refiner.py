@@ -3,8 +3,8 @@ the float network does (models/REFINER_CARD.md, session 52); the shipped file is
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -42,12 +42,7 @@ def _offsets(model: Path, patches: np.ndarray) -> np.ndarray:
 
 
 @pytest.fixture(scope="module")
-def int8_refiner(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    sys.path.insert(0, str(REPO / "models"))
-    try:
-        import quantize_models
-    finally:
-        sys.path.remove(str(REPO / "models"))
+def int8_refiner(tmp_path_factory: pytest.TempPathFactory, quantize_models: ModuleType) -> Path:
     tmp = tmp_path_factory.mktemp("refiner")
     # a shard as train_refiner.py render writes them, of training-style patches
     np.savez(tmp / "shard_0000000.npz", x=_patches(61_000, 6, TRAIN))
