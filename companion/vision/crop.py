@@ -9,7 +9,7 @@ sees every die at the same scale whatever its size or tilt in the frame.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import cv2
@@ -130,22 +130,16 @@ def cut_faces(
         for i in part:
             out[i] = _warp(image_bgr, np.ascontiguousarray(ordered[i]), float(edges[i]))
 
-    in_parts(n, threads, cut)
-    return out
-
-
-def in_parts(n: int, threads: int, work: Callable[[range], None]) -> None:
-    """``work`` over range(n) in interleaved parts, on up to ``threads`` threads (this one
-    and a shared pool's): for per-die OpenCV work, which lets go of the GIL."""
     ways = min(max(threads, 1), _MOST_THREADS, n // _DICE_A_THREAD)
     if ways <= 1:
-        work(range(n))
-        return
+        cut(range(n))
+        return out
     parts = [range(k, n, ways) for k in range(ways)]
-    pending = [_pool().submit(work, part) for part in parts[1:]]
-    work(parts[0])
+    pending = [_pool().submit(cut, part) for part in parts[1:]]
+    cut(parts[0])
     for job in pending:
         job.result()
+    return out
 
 
 # A thread is worth its hand-over only with a few dice to cut (about 0.1-0.3 ms a die).
