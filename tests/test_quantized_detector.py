@@ -7,10 +7,8 @@ they shared one uint8 scale (session 22's int8 finder: coarse heat, corners 0.4 
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import cast
+from types import ModuleType
 
 import pytest
 
@@ -20,17 +18,10 @@ REPO = Path(__file__).resolve().parents[1]
 DETECTOR = REPO / "models" / "dice_detector.onnx"
 
 
-def _float_convs() -> Callable[..., list[str]]:
-    sys.path.insert(0, str(REPO / "models"))
-    try:
-        import quantize_models
-    finally:
-        sys.path.remove(str(REPO / "models"))
-    return cast(Callable[..., list[str]], quantize_models.float_convs)
-
-
-def test_the_nodes_after_the_finders_last_convolution_stay_float() -> None:
-    float_convs = _float_convs()
+def test_the_nodes_after_the_finders_last_convolution_stay_float(
+    quantize_models: ModuleType,
+) -> None:
+    float_convs = quantize_models.float_convs
     nodes = onnx.load(str(DETECTOR)).graph.node
     names = {n.name: n.op_type for n in nodes}
     kept = float_convs(DETECTOR, 1, float_tail=True)
