@@ -1,0 +1,193 @@
+"""Two readers on the same otherhand sets, compared set by set (issue 13, session 54).
+
+    python -m benchmarks.otherhand.paired BASE CAND --data DIR [DIR ...] --out OUT
+
+scores both reader commands (``companion`` executables, as ``../shared/foreign-art/score.py``
+takes them) on every set of each DIR, each reader enrolling each set itself, with and
+without its profile, and says whether CAND is as good as BASE by the rule below. A report
+already in OUT (``OUT/NAME-DIR.json``, NAME the command's file name) is read, not made again.
+
+Why sets, not dice: each set is one table with its own profile, and a tiny change of the
+finder (one grey level of noise on its input) moves a profile's limits, so that a set's
+`?` shift together, by dozens of dice either way. Counting single dice as independent
+(session 53's gates: "wrong at most +2 of 10,000") then fails neutral changes; the spread
+of the per-set differences is the honest noise. Session 54 wrote this rule before any
+figure and checked it on a null candidate (that noise), which passed every gate on 30
+fresh sets while both speed-ups of the finder failed on silent errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+SCORER = Path(__file__).resolve().parents[3] / "shared" / "foreign-art" / "score.py"
+# One-sided 95 %: the normal quantile.
+Z = 1.645
+
+
+@dataclass(frozen=True)
+class Counts:
+    """One set's figures from a score.py report."""
+
+    dice: int
+    right: int
+    wrong: int
+    frames: int
+    all_right: int
+    matched: int
+    predictions: int
+
+
+@dataclass(frozen=True)
+class Paired:
+    """Sums over the sets of CAND - BASE, and the standard error of each sum (sqrt(sets) x
+    the spread of the per-set differences)."""
+
+    sets: int
+    dice: int
+    frames: int
+    right: int
+    right_se: float
+    wrong: int
+    wrong_se: float
+    all_right: int
+    recall: tuple[float, float]
+    precision: tuple[float, float]
+    base_right: int
+    base_wrong: int
+
+
+def set_counts(report: dict[str, object], run: str) -> dict[str, Counts]:
+    """The sets of one run ('profile' or 'shipped') of a score.py --json report."""
+    runs = report["runs"]
+    assert isinstance(runs, dict)
+    out = {}
+    for name, m in runs[run].items():
+        if name == "ALL":
+            continue
+        n = int(m["dice"])
+        out[name] = Counts(
+            n,
+            round(m["accuracy"] * n),
+            round(m["silent"] * n),
+            int(m["frames"]),
+            round(m["allcorrect"] * m["frames"]),
+            int(m["matched"]),
+            int(m["predictions"]),
+        )
+    return out
+
+
+def _se(diffs: list[int]) -> float:
+    return math.sqrt(len(diffs)) * statistics.stdev(diffs) if len(diffs) > 1 else math.inf
+
+
+def paired(base: dict[str, Counts], cand: dict[str, Counts]) -> Paired:
+    sets = sorted(set(base) & set(cand))
+    if not sets:
+        raise ValueError("the two readers share no set")
+    d = [cand[s].right - base[s].right for s in sets]
+    w = [cand[s].wrong - base[s].wrong for s in sets]
+
+    def pooled(c: dict[str, Counts], of: str) -> float:
+        total = sum(getattr(c[s], of) for s in sets)
+        return sum(c[s].matched for s in sets) / total if total else 1.0
+
+    return Paired(
+        len(sets),
+        sum(base[s].dice for s in sets),
+        sum(base[s].frames for s in sets),
+        sum(d),
+        _se(d),
+        sum(w),
+        _se(w),
+        sum(cand[s].all_right - base[s].all_right for s in sets),
+        (pooled(base, "dice"), pooled(cand, "dice")),
+        (pooled(base, "predictions"), pooled(cand, "predictions")),
+        sum(base[s].right for s in sets),
+        sum(base[s].wrong for s in sets),
+    )
+
+
+def verdict(enrolled: Paired, alone: Paired) -> dict[str, bool]:
+    """Session 54's gates (docs/vision.md): no loss of dice right beyond 0.2 % (and none
+    beyond 0.4 % within the noise), no more silent errors than one die in 5,000 and none
+    the noise cannot explain, the same for the model alone more loosely, frames and
+    recall and precision held."""
+    e, a = enrolled, alone
+    return {
+        "P1 enrolled right": e.right >= -0.002 * e.dice
+        and e.right - Z * e.right_se >= -0.004 * e.dice,
+        "P2 enrolled silent": e.wrong <= 0.0002 * e.dice + 1 and e.wrong - Z * e.wrong_se <= 0,
+        "P3 alone silent": a.wrong <= 0.0005 * a.dice + 2 and a.wrong - Z * a.wrong_se <= 0,
+        "P4 alone right": a.right >= -0.005 * a.dice,
+        "P5 frames, recall, precision": e.all_right >= -0.01 * e.frames
+        and e.recall[1] >= e.recall[0] - 0.002
+        and e.precision[1] >= e.precision[0] - 0.002,
+    }
+
+
+def describe(title: str, p: Paired) -> str:
+    cand_right = p.base_right + p.right
+    return (
+        f"{title}: {p.sets} sets, {p.dice} dice; right {p.base_right} -> {cand_right} "
+        f"({p.right:+d}, SE {p.right_se:.1f}), silent {p.base_wrong} -> {p.base_wrong + p.wrong} "
+        f"({p.wrong:+d}, SE {p.wrong_se:.1f}), frames all right {p.all_right:+d} of {p.frames}, "
+        f"recall {p.recall[0]:.4f} -> {p.recall[1]:.4f}, "
+        f"precision {p.precision[0]:.4f} -> {p.precision[1]:.4f}"
+    )
+
+
+def _report(cmd: str, data: Path, out: Path, scorer: Path) -> dict[str, object]:
+    path = out / f"{Path(cmd).name}-{data.name}.json"
+    if not path.exists():
+        profiles = out / f"profiles-{Path(cmd).name}-{data.name}"
+        subprocess.run(
+            [sys.executable, str(scorer), cmd, "--data", str(data)]
+            + ["--profile-root", str(profiles), "--json", str(path)],
+            check=False,
+            stdout=subprocess.DEVNULL,
+        )
+        if not path.exists():
+            raise SystemExit(f"score.py wrote no report for {cmd} on {data}")
+    report: dict[str, object] = json.loads(path.read_text())
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("base", help="the reader command to compare against")
+    ap.add_argument("cand", help="the candidate reader command")
+    ap.add_argument("--data", nargs="+", type=Path, required=True, help="otherhand set folders")
+    ap.add_argument("--out", type=Path, required=True, help="where the reports go")
+    ap.add_argument("--scorer", type=Path, default=SCORER)
+    args = ap.parse_args(argv)
+    if Path(args.base).name == Path(args.cand).name:
+        ap.error("the two commands need different file names (their reports are named by them)")
+    args.out.mkdir(parents=True, exist_ok=True)
+    runs: dict[str, tuple[dict[str, Counts], dict[str, Counts]]] = {}
+    for run in ("profile", "shipped"):
+        runs[run] = ({}, {})
+    for data in args.data:
+        for k, cmd in enumerate((args.base, args.cand)):
+            report = _report(cmd, data, args.out, args.scorer)
+            for run in ("profile", "shipped"):
+                runs[run][k].update(set_counts(report, run))
+    enrolled, alone = paired(*runs["profile"]), paired(*runs["shipped"])
+    print(describe("enrolled", enrolled))
+    print(describe("alone", alone))
+    gates = verdict(enrolled, alone)
+    for name, ok in gates.items():
+        print(f"{name}: {'pass' if ok else 'FAIL'}")
+    return 0 if all(gates.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

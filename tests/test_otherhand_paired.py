@@ -1,0 +1,94 @@
+"""benchmarks/otherhand/paired.py: two readers compared set by set."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from benchmarks.otherhand.paired import main, paired, set_counts, verdict
+
+
+def _report(sets: dict[str, tuple[int, int, int]], frames: int = 40) -> dict[str, object]:
+    """A score.py --json report: per set (dice, right, wrong), every die found."""
+    runs: dict[str, dict[str, object]] = {}
+    for run in ("profile", "shipped"):
+        runs[run] = {
+            name: {
+                "dice": n,
+                "accuracy": right / n,
+                "silent": wrong / n,
+                "frames": frames,
+                "allcorrect": 0.5,
+                "matched": n,
+                "predictions": n,
+            }
+            for name, (n, right, wrong) in sets.items()
+        }
+        runs[run]["ALL"] = {}
+    return {"runs": runs}
+
+
+Report = dict[str, object]
+
+
+def _tables(seed: int, right_shift: int = 0, wrong_shift: int = 0) -> tuple[Report, Report]:
+    """30 sets of 570 dice; the candidate's per-set right moves by noise of a few dice (and
+    ``right_shift``), its silent errors by -1..1 (and ``wrong_shift`` on every set)."""
+    rng = random.Random(seed)
+    base: dict[str, tuple[int, int, int]] = {}
+    cand: dict[str, tuple[int, int, int]] = {}
+    for k in range(30):
+        right, wrong = rng.randint(400, 560), rng.randint(0, 3)
+        base[f"s{k}"] = (570, right, wrong)
+        cand[f"s{k}"] = (
+            570,
+            right + rng.randint(-6, 6) + right_shift,
+            max(0, wrong + rng.choice((-1, 0, 0, 0, 1)) + wrong_shift),
+        )
+    return _report(base), _report(cand)
+
+
+def _verdict(base: Report, cand: Report) -> dict[str, bool]:
+    runs = {r: paired(set_counts(base, r), set_counts(cand, r)) for r in ("profile", "shipped")}
+    return verdict(runs["profile"], runs["shipped"])
+
+
+def test_noise_alone_passes_every_gate() -> None:
+    passed = [all(_verdict(*_tables(seed)).values()) for seed in range(20)]
+    assert sum(passed) >= 17
+
+
+def test_one_more_silent_error_a_set_fails() -> None:
+    gates = _verdict(*_tables(1, wrong_shift=1))
+    assert not gates["P2 enrolled silent"] and not gates["P3 alone silent"]
+    assert gates["P1 enrolled right"]
+
+
+def test_losing_two_dice_in_a_hundred_fails_the_right_gates() -> None:
+    gates = _verdict(*_tables(2, right_shift=-12))
+    assert not gates["P1 enrolled right"] and not gates["P4 alone right"]
+
+
+def test_the_sums_are_over_the_sets_both_readers_scored() -> None:
+    base = _report({"a": (100, 90, 1), "b": (100, 80, 0), "c": (100, 70, 0)})
+    cand = _report({"a": (100, 95, 0), "b": (100, 78, 2)})
+    p = paired(set_counts(base, "profile"), set_counts(cand, "profile"))
+    assert (p.sets, p.dice, p.right, p.wrong, p.base_right, p.base_wrong) == (2, 200, 3, 1, 170, 1)
+    with pytest.raises(ValueError, match="share no set"):
+        paired(set_counts(base, "profile"), {})
+
+
+def test_main_reads_reports_already_made(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, cand = _tables(3)
+    (tmp_path / "base-companion-w1.json").write_text(json.dumps(base))
+    (tmp_path / "cand-companion-w1.json").write_text(json.dumps(cand))
+    data = tmp_path / "w1"
+    rc = main(["x/base-companion", "y/cand-companion", "--data", str(data), "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "enrolled: 30 sets, 17100 dice" in out and "P2 enrolled silent" in out
+    assert rc == 0 and "FAIL" not in out  # noise only
