@@ -128,6 +128,8 @@ def verdict(enrolled: Paired, alone: Paired) -> dict[str, bool]:
         "P2 enrolled silent": e.wrong <= 0.0002 * e.dice + 1 and e.wrong - Z * e.wrong_se <= 0,
         "P3 alone silent": a.wrong <= 0.0005 * a.dice + 2 and a.wrong - Z * a.wrong_se <= 0,
         "P4 alone right": a.right >= -0.005 * a.dice,
+        # frames all right are the most fragile: noise of 4 grey levels on the finder's input
+        # lost 25 of 1,200 (session 54), so -1 % can fail a change by chance alone
         "P5 frames, recall, precision": e.all_right >= -0.01 * e.frames
         and e.recall[1] >= e.recall[0] - 0.002
         and e.precision[1] >= e.precision[0] - 0.002,
