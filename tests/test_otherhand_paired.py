@@ -92,3 +92,10 @@ def test_main_reads_reports_already_made(
     out = capsys.readouterr().out
     assert "enrolled: 30 sets, 17100 dice" in out and "P2 enrolled silent" in out
     assert rc == 0 and "FAIL" not in out  # noise only
+
+
+def test_a_report_that_is_not_scores_says_so(tmp_path: Path) -> None:
+    (tmp_path / "base-companion-w1.json").write_text('{"runs": {"profile": {}}}')
+    (tmp_path / "cand-companion-w1.json").write_text("not json")
+    with pytest.raises(SystemExit, match="is not a score.py --json report"):
+        main(["base-companion", "cand-companion", "--data", "w1", "--out", str(tmp_path)])

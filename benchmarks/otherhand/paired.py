@@ -30,6 +30,8 @@ from pathlib import Path
 SCORER = Path(__file__).resolve().parents[3] / "shared" / "foreign-art" / "score.py"
 # One-sided 95 %: the normal quantile.
 Z = 1.645
+# score.py's two reads of each set: with the reader's own profile, and the shipped model alone
+RUNS = ("profile", "shipped")
 
 
 @dataclass(frozen=True)
@@ -159,7 +161,12 @@ def _report(cmd: str, data: Path, out: Path, scorer: Path) -> dict[str, object]:
         )
         if not path.exists():
             raise SystemExit(f"score.py wrote no report for {cmd} on {data}")
-    report: dict[str, object] = json.loads(path.read_text())
+    try:
+        report: dict[str, object] = json.loads(path.read_text())
+        for run in RUNS:
+            set_counts(report, run)
+    except (ValueError, KeyError, TypeError, AssertionError) as exc:
+        raise SystemExit(f"{path} is not a score.py --json report ({exc!r})") from None
     return report
 
 
@@ -174,13 +181,11 @@ def main(argv: list[str] | None = None) -> int:
     if Path(args.base).name == Path(args.cand).name:
         ap.error("the two commands need different file names (their reports are named by them)")
     args.out.mkdir(parents=True, exist_ok=True)
-    runs: dict[str, tuple[dict[str, Counts], dict[str, Counts]]] = {}
-    for run in ("profile", "shipped"):
-        runs[run] = ({}, {})
+    runs: dict[str, tuple[dict[str, Counts], dict[str, Counts]]] = {r: ({}, {}) for r in RUNS}
     for data in args.data:
         for k, cmd in enumerate((args.base, args.cand)):
             report = _report(cmd, data, args.out, args.scorer)
-            for run in ("profile", "shipped"):
+            for run in RUNS:
                 runs[run][k].update(set_counts(report, run))
     enrolled, alone = paired(*runs["profile"]), paired(*runs["shipped"])
     print(describe("enrolled", enrolled))
