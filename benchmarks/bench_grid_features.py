@@ -49,7 +49,7 @@ from companion.vision.classify import (  # noqa: E402
     with_rotations,
 )
 from companion.vision.crop import cut_faces  # noqa: E402
-from companion.vision.enroll import collect, fit_head  # noqa: E402
+from companion.vision.enroll import Finder, collect, fit_head  # noqa: E402
 from companion.vision.image_file import load_image  # noqa: E402
 from companion.vision.judged import judged_finder  # noqa: E402
 
@@ -103,7 +103,7 @@ class Views:
 
 
 def test_dice(
-    folder: Path, finder: object
+    folder: Path, finder: Finder
 ) -> tuple[
     npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[np.uint8], npt.NDArray[np.int64]
 ]:
@@ -121,7 +121,7 @@ def test_dice(
         image = load_image(folder / t["image"])
         true_x.extend(cut_faces(image, [np.asarray(d["quad"], np.float32) for d in t["dice"]]))
         true_y.extend(FACES.index(d["face"]) for d in t["dice"])
-        found = finder(image)  # type: ignore[operator]
+        found = finder(image)
         centres = [np.asarray(f.corners, np.float64).reshape(4, 2).mean(axis=0) for f in found]
         cuts = cut_faces(image, [f.corners for f in found])
         pred = [{"x": float(c[0]), "y": float(c[1])} for c in centres]
@@ -143,8 +143,8 @@ def scores(w: F32, b: F32, x: F32, y: npt.NDArray[np.int64]) -> dict[str, float]
     return out
 
 
-def measure(views: Views, finder: object, enrol: Path, test: Path, l2: float) -> dict[str, object]:
-    e = collect(enrol, finder)  # type: ignore[arg-type]
+def measure(views: Views, finder: Finder, enrol: Path, test: Path, l2: float) -> dict[str, object]:
+    e = collect(enrol, finder)
     rot, grid = views(e.crops, 4)
     labels = np.tile(e.labels, 4)
     heads = {
