@@ -90,3 +90,34 @@ def test_a_voice_can_be_left_out() -> None:
     without = Templates(TEMPLATES, without="flite:slt")
     assert "flite:slt" in every.voices and "flite:slt" not in without.voices
     assert len(without.calls) == len(every.calls) - every.voices.count("flite:slt")
+
+
+def _plain_dtw(utt: Floats, bank: Floats, lengths: np.ndarray) -> list[float]:
+    """dtw_costs written out cell by cell in float64: the reference it must agree with."""
+    out = []
+    for b, length in zip(bank.astype(np.float64), lengths, strict=True):
+        n, width = utt.shape[0], b.shape[0]
+        acc = np.full((n, width), np.inf)
+        for i in range(n):
+            for j in range(width):
+                d = float(np.sqrt(((utt[i].astype(np.float64) - b[j]) ** 2).sum()))
+                if i == 0:
+                    acc[i, j] = d if j == 0 else np.inf
+                else:
+                    acc[i, j] = d + acc[i - 1, max(j - 2, 0) : j + 1].min()
+        out.append(acc[n - 1, length - 1] / n)
+    return out
+
+
+def test_dtw_is_the_plain_alignment_and_the_kept_lengths_change_nothing() -> None:
+    rng = np.random.default_rng(3)
+    utt = rng.standard_normal((5, 24)).astype(np.float32)
+    bank = rng.standard_normal((4, 12, 24)).astype(np.float32)
+    lengths = np.array([12, 5, 9, 3], dtype=np.int64)
+    bank[1, 5:] = bank[2, 9:] = bank[3, 3:] = 0.0  # zero-padded as saved
+    got = dtw_costs(utt, bank, lengths)
+    want = _plain_dtw(utt, bank, lengths)
+    assert np.isinf(got[0]) and np.isinf(want[0])  # 12 frames cannot be met in 5 steps
+    assert np.allclose(got[1:], want[1:], rtol=1e-5)
+    kept = dtw_costs(utt, bank, lengths, (bank**2).sum(axis=2))
+    assert np.array_equal(got, kept)

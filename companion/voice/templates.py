@@ -97,11 +97,17 @@ def features(samples: Samples) -> Floats:
     return out
 
 
-def dtw_costs(utt: Floats, bank: Floats, lengths: npt.NDArray[np.int64]) -> Floats:
+def dtw_costs(
+    utt: Floats,
+    bank: Floats,
+    lengths: npt.NDArray[np.int64],
+    bank_sq: Floats | None = None,
+) -> Floats:
     """Mean frame distance along the best alignment of ``utt`` with each template.
 
     ``bank`` holds the templates zero-padded to one length, ``lengths`` their
-    true lengths. Each utterance frame takes one step: the template stays,
+    true lengths (``bank_sq``: each template frame's squared length, if the
+    caller keeps it). Each utterance frame takes one step: the template stays,
     moves one frame or skips one, so a template is met at a half to any
     multiple of its speed, and every step only looks at the row before:
     one vectorised row per utterance frame, all templates at once.
@@ -109,22 +115,25 @@ def dtw_costs(utt: Floats, bank: Floats, lengths: npt.NDArray[np.int64]) -> Floa
     n, t = utt.shape[0], bank.shape[0]
     if n == 0 or t == 0:
         return np.full(t, np.inf, dtype=np.float32)
-    # Squared Euclidean distances, utterance frame × template × template frame.
-    d = (
-        (utt**2).sum(axis=1)[:, None, None]
-        + (bank**2).sum(axis=2)[None, :, :]
-        - 2.0 * np.einsum("nf,tlf->ntl", utt, bank)
-    )
-    d = np.sqrt(np.maximum(d, 0.0))
-    inf = np.float32(np.inf)
-    acc = np.full(bank.shape[:2], inf, dtype=np.float32)
+    if bank_sq is None:
+        bank_sq = (bank**2).sum(axis=2)
+    # Squared Euclidean distances, utterance frame × template × template frame;
+    # the products as one matrix product (numpy's einsum did them in a plain
+    # loop: half the matching's time, issue 18's latency).
+    cross = (utt @ bank.reshape(t * bank.shape[1], -1).T).reshape(n, t, bank.shape[1])
+    d = (utt**2).sum(axis=1)[:, None, None] + bank_sq[None, :, :]
+    d -= 2.0 * cross
+    np.maximum(d, 0.0, out=d)
+    np.sqrt(d, out=d)
+    acc = np.full(bank.shape[:2], np.inf, dtype=np.float32)
     acc[:, 0] = d[0, :, 0]
+    best = np.empty_like(acc)
     for i in range(1, n):
-        prev = acc
-        best = prev.copy()
-        best[:, 1:] = np.minimum(best[:, 1:], prev[:, :-1])
-        best[:, 2:] = np.minimum(best[:, 2:], prev[:, :-2])
-        acc = best + d[i]
+        # the best of the row before at the same frame, one back and two back
+        best[:, 0] = acc[:, 0]
+        np.minimum(acc[:, 1:], acc[:, :-1], out=best[:, 1:])
+        np.minimum(best[:, 2:], acc[:, :-2], out=best[:, 2:])
+        np.add(best, d[i], out=acc)
     end = acc[np.arange(t), lengths - 1] / n
     return np.asarray(end, dtype=np.float32)
 
@@ -155,6 +164,7 @@ class Templates:
             raise ValueError(f"{path}: templates, lengths, calls and voices disagree")
         rows = [i for i, v in enumerate(voices) if v != without]
         self.bank: Floats = bank[rows]
+        self.bank_sq: Floats = (self.bank**2).sum(axis=2)  # per template frame, for dtw_costs
         self.lengths: npt.NDArray[np.int64] = lengths[rows]
         self.calls: tuple[Call, ...] = tuple(TABLE_K[keys[i]] for i in rows)
         self.voices: tuple[str, ...] = tuple(voices[i] for i in rows)
@@ -168,8 +178,9 @@ class Templates:
         if utt.shape[0] == 0:
             return Match({})
         lengths = self.lengths[rows]
-        bank = self.bank[rows, : int(lengths.max())]
-        costs = dtw_costs(utt, bank, lengths)
+        width = int(lengths.max())
+        bank = self.bank[rows, :width]
+        costs = dtw_costs(utt, bank, lengths, self.bank_sq[rows, :width])
         out: dict[Call, float] = {}
         for r, cost in zip(rows, costs, strict=True):
             c = self.calls[int(r)]
