@@ -260,7 +260,7 @@ class Streamed:
     unended: str | None = None  # the noise level at which no end was found
 
 
-def stream_one(job: tuple[Path, ts.Item, float, tuple[float, float, int]]) -> Streamed:
+def stream_one(job: tuple[Path, ts.Item, float, tuple[float, float, int], bool]) -> Streamed:
     """Stream one file frame by frame as the Listener's thread would take it.
 
     Frames arrive in real time. The thread, caught up with them, hears a
@@ -269,11 +269,13 @@ def stream_one(job: tuple[Path, ts.Item, float, tuple[float, float, int]]) -> St
     endpointer cuts the same audio, its result is posted at once, otherwise
     the cut is heard then. ``early`` is when the call is posted on that time
     line; ``delay + cpu`` is the same without hearing early (hear on the cut;
-    the same audio gives the same result, ``test_voice_spoken``).
+    the same audio gives the same result, ``test_voice_spoken``). With ``ahead`` (the last
+    item of ``job``), the thread, caught up while speech goes on, hands the utterance so far
+    to the recognizer (``Utterances.so_far``, ``Recognizer.ahead``) as the Listener does.
     """
     from companion.voice.listen import Utterances
 
-    folder, it, end, (window, ratio, mode) = job
+    folder, it, end, (window, ratio, mode), ahead = job
     rec = _recognizer(it.voice)
     x = read_wav(folder / it.file)
     # The room goes on after the file ends: repeat its last 0.3 s (no speech
@@ -300,6 +302,12 @@ def stream_one(job: tuple[Path, ts.Item, float, tuple[float, float, int]]) -> St
             if cuts.tentative is not None and free <= arrives:  # caught up: hear it early
                 text, took, cpu = hear(cuts.tentative, cuts.tentative_head)
                 early, free = (cuts.tentative, text, took, cpu), now + cpu / 1000
+            elif free <= arrives and ahead:  # idle in speech: the Listener starts on it
+                so_far = cuts.so_far()
+                if so_far is not None:
+                    c0 = time.process_time()
+                    rec.ahead(*(np.frombuffer(b, dtype="<i2") for b in so_far))
+                    free = now + (time.process_time() - c0)
             continue
         hit = early is not None and early[0] == utt
         if early is not None and hit:  # the same audio: the same result and work
@@ -327,6 +335,7 @@ def latency(
     ratio: float | None = None,
     mode: int | None = None,
     workers: int = 1,
+    ahead: bool = True,
 ) -> None:
     """Stream each call through the Listener's endpointer, as the microphone would.
 
@@ -351,7 +360,7 @@ def latency(
                 read_wav(folder / it.file)
             )
     jobs = [
-        (folder, it, clean_end[(it.voice, it.spoken, it.speed, it.pitch)], setting)
+        (folder, it, clean_end[(it.voice, it.spoken, it.speed, it.pitch)], setting, ahead)
         for it in items
         if it.call is not None and (it.voice, it.spoken, it.speed, it.pitch) in clean_end
     ]
@@ -384,7 +393,8 @@ def latency(
     early = [d.early for d in got]
     print(
         "  heard early (the tentative utterance while the endpointer waits, one thread, "
-        f"CPU time): end of speech → call median {med(early):.0f} ms, 90th percentile "
+        f"CPU time; {'' if ahead else 'not '}started on while said): end of speech → call "
+        f"median {med(early):.0f} ms, 90th percentile "
         f"{np.percentile(early, 90):.0f} ms; the cut was the tentative utterance for "
         f"{sum(d.early_hit for d in got)} of {len(got)}"
     )
@@ -1034,6 +1044,12 @@ def main(argv: list[str] | None = None) -> int:
         "--latency-only", action="store_true", help="time the endpointer and recognizer only"
     )
     ap.add_argument(
+        "--no-ahead",
+        action="store_true",
+        help="latency: the listener does not start on an utterance while it is said "
+        "(as before session 56), to compare",
+    )
+    ap.add_argument(
         "--narrowed-only",
         action="store_true",
         help="hear with --roll/--layout only (half the time)",
@@ -1172,7 +1188,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.latency_only:
         for window, ratio, mode in settings:
-            latency(items, folder, window, ratio, mode, args.workers)
+            latency(items, folder, window, ratio, mode, args.workers, not args.no_ahead)
         return 0
     rows = run(items, folder, args.workers)
     report(rows)
@@ -1182,7 +1198,7 @@ def main(argv: list[str] | None = None) -> int:
         f"median {statistics.median(ms):.0f} ms"
     )
     for window, ratio, mode in settings:
-        latency(items, folder, window, ratio, mode, args.workers)
+        latency(items, folder, window, ratio, mode, args.workers, not args.no_ahead)
     print(f"  ({time.perf_counter() - t0:.0f} s in all)")
     _per_call(rows)
     if args.errors:

@@ -719,3 +719,40 @@ def test_the_benchmark_takes_seeds_as_a_range_and_refuses_others() -> None:
     for bad in ("135-133", "a-b", "-3", "1-"):
         with pytest.raises(SystemExit):
             seed_range(ap, bad)
+
+
+def test_embedding_ahead_of_the_end_gives_the_same_bits_and_saves_windows() -> None:
+    """The listener embeds an utterance while it is said (``SpeechEmbedding.ahead``): the
+    utterance's embedding is then the same to the bit, and only the windows its end changed
+    are run again."""
+    from companion.voice.callnet import CallNetUnavailable, SpeechEmbedding
+
+    try:
+        fresh, early = SpeechEmbedding(), SpeechEmbedding()
+    except CallNetUnavailable as exc:
+        pytest.skip(str(exc))
+    rng = np.random.default_rng(7)
+    t = np.arange(40000) / 16000
+    x = 6000 * np.sin(2 * np.pi * 440 * t) * (1 + 0.5 * np.sin(2 * np.pi * 3 * t))
+    x = (x + 300 * rng.standard_normal(t.size)).astype(np.int16)
+    run = early._emb.run
+    windows_run: list[int] = []
+
+    def spy(names: Any, feeds: dict[str, np.ndarray]) -> Any:
+        windows_run.append(feeds["input_1"].shape[0])
+        return run(names, feeds)
+
+    early._emb.run = spy  # type: ignore[method-assign]
+    want = fresh(x)
+    early.ahead(x[:16000])
+    early.ahead(x[:28000])
+    windows_run.clear()
+    got = early(x)
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+    assert 0 < sum(windows_run) <= want.shape[0] - 10  # 32 windows, 13 of them kept
+    # said softly first: the mel floor (80 dB under the loudest frame) rises when the loud
+    # part comes, and the windows embedded ahead at the old floor are not taken again
+    soft = x.copy()
+    soft[:20000] //= 200
+    early.ahead(soft[:18000])
+    assert np.array_equal(early(soft), fresh(soft))

@@ -355,3 +355,93 @@ def test_the_head_is_the_audio_just_before_the_utterance(
     assert 0 < len(head) <= PREROLL * 16000 * 2
     at = pcm.index(utterance)
     assert pcm[at - len(head) : at] == head
+
+
+def test_the_utterance_so_far_agrees_with_what_is_cut(
+    spoken: tuple[Path, list[ts.Item]],
+) -> None:
+    from companion.voice.listen import AHEAD, Utterances
+
+    folder, items = spoken
+    checked = 0
+    for it in items[:12]:
+        pcm = np.concatenate(
+            [read_wav(folder / it.file), np.zeros(16000, dtype=np.int16)]
+        ).tobytes()
+        cuts = Utterances()
+        fb = cuts.frame_bytes
+        given: list[tuple[bytes, bytes]] = []
+        for i in range(0, len(pcm) - fb + 1, fb):
+            utt = cuts.push(pcm[i : i + fb])
+            if utt is not None:
+                for audio, head in given:
+                    # the same audio where both have it (the cut may end before the
+                    # frames the endpointer still held, if they turned out silence)
+                    common = min(len(audio), len(utt))
+                    assert utt[:common] == audio[:common] and head == cuts.head, it.file
+                    checked += 1
+                given = []
+                continue
+            so_far = cuts.so_far()
+            if so_far is not None:
+                if given:  # at most every AHEAD seconds of speech
+                    assert len(so_far[0]) >= len(given[-1][0]) + AHEAD * cuts.rate * 2
+                given.append(so_far)
+    assert checked >= 12
+
+
+def test_the_listener_starts_on_the_call_while_it_is_said(
+    spoken: tuple[Path, list[ts.Item]],
+) -> None:
+    from companion.voice.listen import Listener
+
+    folder, items = spoken
+    it = next(i for i in items if i.k == "K8" and i.snr is None and i.voice == "en-us")
+    got: list[Heard] = []
+    listener = Listener(got.append)
+    started: list[int] = []
+    ahead = listener._recognizer.ahead
+    heard: list[tuple[np.ndarray, np.ndarray | None]] = []
+    hear = listener._recognizer.hear
+
+    def spy_ahead(samples: np.ndarray, before: np.ndarray | None = None) -> None:
+        started.append(samples.size)
+        ahead(samples, before)
+
+    def spy_hear(
+        samples: np.ndarray, calls: tuple[object, ...], before: np.ndarray | None = None
+    ) -> Heard:
+        heard.append((samples, before))
+        return hear(samples, calls, before)  # type: ignore[arg-type]
+
+    listener._recognizer.ahead = spy_ahead  # type: ignore[method-assign]
+    listener._recognizer.hear = spy_hear  # type: ignore[method-assign]
+    listener.start(microphone=False)
+    try:
+        listener.start_turn(tuple(it.roll), tuple(it.layout))
+        pcm = np.concatenate(
+            [read_wav(folder / it.file), np.zeros(16000, dtype=np.int16)]
+        ).tobytes()
+        for i in range(0, len(pcm), 960):  # 30 ms at a time, the thread caught up each time
+            listener.feed(pcm[i : i + 960])
+            for _ in range(200):
+                if listener._queue.empty():
+                    break
+                threading.Event().wait(0.01)
+        for _ in range(300):
+            if listener._queue.empty() and got:
+                break
+            threading.Event().wait(0.1)
+    finally:
+        listener.stop()
+    assert len(started) >= 2 and started == sorted(started)
+    assert got and got[-1].text == it.call
+    # what a recognizer that never started early hears in that utterance: the same
+    samples, before = heard[-1]
+    again = Recognizer().hear(samples, calls_for(tuple(it.roll), tuple(it.layout)), before)
+    assert (again.call, again.confidence, again.best, again.second) == (
+        got[-1].call,
+        got[-1].confidence,
+        got[-1].best,
+        got[-1].second,
+    )

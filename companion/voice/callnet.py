@@ -111,19 +111,49 @@ class SpeechEmbedding:
         mel, emb = _embedding_files()
         self._mel = _session(mel)
         self._emb = _session(emb)
+        # The last utterance's windows of mel frames (as bytes) and their embeddings. The
+        # network sees one window at a time, so a window of the same bits embeds the same;
+        # an utterance embedded while it was said (``ahead``) leaves only the windows its
+        # end changed to be embedded when it is heard (issue 18's latency).
+        self._memo: dict[bytes, np.ndarray] = {}
 
     def __call__(self, samples: np.ndarray) -> np.ndarray:
         """(n, 96) embeddings of int16 samples (the utterance padded with PAD_S of silence)."""
+        return self._embed(samples, end_pad=True)
+
+    def ahead(self, samples: np.ndarray) -> None:
+        """Embed the windows of an utterance still being said that lie wholly in its audio,
+        so that its call embeds only the rest; changes no result."""
+        self._embed(samples, end_pad=False)
+
+    def _embed(self, samples: np.ndarray, end_pad: bool) -> np.ndarray:
         pad = np.zeros(int(PAD_S * RATE), np.float32)
-        x = np.concatenate([pad, samples.astype(np.float32), pad])[None]
+        x = np.concatenate([pad, samples.astype(np.float32)] + ([pad] if end_pad else []))[None]
         # /10 + 2 brings this ONNX mel front end to the scale the embedding was trained on.
+        # Its frames depend on the loudest frame of all (a floor 80 dB under it), so a
+        # window embedded ahead is used again only while that holds (the bits are the key).
         mel = self._mel.run(None, {"input": x})[0].reshape(-1, 32) / 10 + 2
         n = (mel.shape[0] - MEL_WINDOW) // MEL_STEP + 1
         if n < 1:
             return np.zeros((0, EMBED_DIM), np.float32)
         idx = np.arange(MEL_WINDOW)[None] + MEL_STEP * np.arange(n)[:, None]
         windows = mel[idx][..., None].astype(np.float32)
-        return np.asarray(self._emb.run(None, {"input_1": windows})[0]).reshape(n, EMBED_DIM)
+        keys = [w.tobytes() for w in windows]
+        memo = self._memo
+        out = np.empty((n, EMBED_DIM), np.float32)
+        todo = []
+        for i, key in enumerate(keys):
+            known = memo.get(key)
+            if known is None:
+                todo.append(i)
+            else:
+                out[i] = known
+        if todo:
+            got = self._emb.run(None, {"input_1": windows[todo]})[0]
+            out[todo] = np.asarray(got).reshape(len(todo), EMBED_DIM)
+        # only this utterance's windows are kept: the next call is it again, longer, or another
+        self._memo = dict(zip(keys, out.copy(), strict=True))
+        return out
 
 
 def _session(path: Path) -> Any:

@@ -43,6 +43,10 @@ JOIN = 0.6
 #: an utterance: the VAD decides a start late on a soft onset ("ee-ah"), and the
 #: call network (``callnet``) lost the first word of such calls without it.
 PREROLL = 0.3
+#: While speech goes on, the utterance so far is handed to the recognizer this
+#: often (s of new audio) when the listener is idle (``Utterances.so_far``):
+#: the call network embeds it ahead, and hearing it at its end costs less.
+AHEAD = 0.25
 _STOP = object()
 
 
@@ -105,6 +109,7 @@ class Utterances:
         # would cost them time); the call network hears it (``Recognizer.hear``).
         self.head = b""
         self.tentative_head = b""
+        self._ahead = 0  # bytes of the utterance so far when ``so_far`` last gave it
 
     def push(self, frame: bytes) -> bytes | None:
         """One frame of ``frame_bytes``; returns a whole utterance when one has ended."""
@@ -126,22 +131,36 @@ class Utterances:
             self._was_speech = is_speech
             return self._cut()
         if self._ep.in_speech and self._was_speech and not is_speech:
-            self.tentative = self._as_cut()
+            cut = self._as_cut()
+            if cut is not None:
+                self.tentative, self.tentative_head = cut
         self._was_speech = is_speech
         return None
 
-    def _as_cut(self) -> bytes | None:
-        """What ``_cut`` would hand out if the endpointer ended the speech now."""
+    def so_far(self, every: float = AHEAD) -> tuple[bytes, bytes] | None:
+        """While speech goes on, the utterance said so far and its head, once ``every``
+        seconds more of it have been said since it was last given (else None). Its audio is
+        the cut's where both have audio (the cut may end before the last frames held here,
+        if they turn out silence): what ``Recognizer.ahead`` starts on."""
+        if not self._ep.in_speech or not self._parts:
+            self._ahead = 0
+            return None
+        cut = self._as_cut()
+        if cut is None or len(cut[0]) < self._ahead + every * self.rate * 2:
+            return None
+        self._ahead = len(cut[0])
+        return cut
+
+    def _as_cut(self) -> tuple[bytes, bytes] | None:
+        """What ``_cut`` would hand out if the endpointer ended the speech now, and its head."""
         held = self._first_frame() + len(self._parts)  # the first frame the endpointer holds
         tail = [f for n, f in self._recent if n >= held]
         if not tail or self._recent[0][0] > held:  # not all of it kept: no guess
             return None
         out = b"".join(self._parts) + b"".join(tail)
-        self.tentative_head = self._head
         if self._joins(float(self._ep.speech_start), len(out)):
-            out = self._previous + out
-            self.tentative_head = self._previous_head
-        return out
+            return self._previous + out, self._previous_head
+        return out, self._head
 
     def _first_frame(self) -> int:
         """The number of the first frame of the speech the endpointer is in."""
@@ -165,7 +184,7 @@ class Utterances:
     def _cut(self) -> bytes:
         start, end = float(self._ep.speech_start), float(self._ep.speech_end)
         out = b"".join(self._parts)
-        self.head, self._parts, self._head = self._head, [], b""
+        self.head, self._parts, self._head, self._ahead = self._head, [], b"", 0
         self.joined = self._joins(start, len(out))
         if self.joined:
             out = self._previous + out
@@ -311,6 +330,10 @@ class Listener:
                     # be sure. Behind the microphone, the wait is already over.
                     head = cuts.tentative_head
                     self._early = (cuts.tentative, head, self._hear(cuts.tentative, head))
+                elif len(pending) < cuts.frame_bytes and self._queue.empty():
+                    ahead = cuts.so_far()  # idle while speech goes on: start on it
+                    if ahead is not None:
+                        self._ahead(*ahead)
 
     def _control(self, what: str, value: Any) -> None:
         if what in ("turn", "end"):  # half an utterance from before never carries over
@@ -332,6 +355,13 @@ class Listener:
         heard = early[2] if early is not None and same else self._hear(pcm, head)
         if heard is not None:
             self.on_heard(heard)
+
+    def _ahead(self, pcm: bytes, head: bytes) -> None:
+        if self._listening and pcm:
+            try:
+                self._recognizer.ahead(self._samples(pcm), self._samples(head))
+            except Exception as exc:  # noqa: BLE001 - the thread must survive; the screen says why
+                self.error = f"the call could not be recognised: {exc}"
 
     def _samples(self, pcm: bytes) -> Samples:
         samples: Samples = np.frombuffer(pcm, dtype="<i2")

@@ -320,6 +320,14 @@ class Recognizer:
         second = f.second if f.best is not None and confidence < HIGH_CONFIDENCE else None
         return Heard(call, confidence, (time.perf_counter() - t0) * 1000, f.best, second)
 
+    def ahead(self, samples: Samples, before: Samples | None = None) -> None:
+        """Start on an utterance still being said (``samples`` so far, ``before`` its head as
+        ``hear`` would get it): the call network embeds what it can now, so that hearing the
+        whole utterance takes less time once it ends. Changes no result."""
+        if samples.size:
+            said = samples if before is None else np.concatenate([before, samples])
+            self.callnet.embed.ahead(said)
+
     def features(
         self, samples: Samples, calls: tuple[Call, ...], before: Samples | None = None
     ) -> Features:
