@@ -5,4 +5,9 @@
 # as `python -m benchmarks.NAME` measures the process the companion runs. Without it the
 # voice latency counted OpenBLAS's spinning threads as the listener's time (issue 18, session
 # 56: 549 ms instead of about 410).
+# A script run as `python benchmarks/NAME.py` has loaded numpy already: its OpenBLAS is set
+# to the same number of threads now (machine.match_blas_threads).
 import companion  # noqa: F401
+from benchmarks.machine import match_blas_threads
+
+match_blas_threads()
