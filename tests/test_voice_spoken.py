@@ -445,3 +445,42 @@ def test_the_listener_starts_on_the_call_while_it_is_said(
         got[-1].best,
         got[-1].second,
     )
+
+
+def test_a_microphone_at_another_rate_is_not_started_on_early(
+    spoken: tuple[Path, list[ts.Item]],
+) -> None:
+    # its utterances are resampled whole: the start of one so far is not the same bits
+    from companion.voice.audio import resample, to_int16
+    from companion.voice.listen import Listener
+
+    folder, items = spoken
+    it = next(i for i in items if i.k == "K8" and i.snr is None and i.voice == "en-us")
+    got: list[Heard] = []
+    listener = Listener(got.append)
+    listener.rate = 48000
+    started: list[int] = []
+
+    def spy(samples: np.ndarray, before: np.ndarray | None = None) -> None:
+        started.append(samples.size)
+
+    listener._recognizer.ahead = spy  # type: ignore[method-assign]
+    listener.start(microphone=False)
+    try:
+        listener.start_turn(tuple(it.roll), tuple(it.layout))
+        x = np.concatenate([read_wav(folder / it.file), np.zeros(16000, dtype=np.int16)])
+        pcm = to_int16(resample(x.astype(np.float64), 16000, 48000)).tobytes()
+        for i in range(0, len(pcm), 2880):  # 30 ms at a time, the thread caught up each time
+            listener.feed(pcm[i : i + 2880])
+            for _ in range(200):
+                if listener._queue.empty():
+                    break
+                threading.Event().wait(0.01)
+        for _ in range(300):
+            if listener._queue.empty() and got:
+                break
+            threading.Event().wait(0.1)
+    finally:
+        listener.stop()
+    assert got and got[-1].text == it.call
+    assert started == []

@@ -357,7 +357,9 @@ class Listener:
             self.on_heard(heard)
 
     def _ahead(self, pcm: bytes, head: bytes) -> None:
-        if self._listening and pcm:
+        # A microphone at another rate is resampled utterance by utterance: the start of
+        # an utterance so far is then not the same bits as that of the whole, nothing to gain.
+        if self._listening and pcm and self.rate == RATE:
             try:
                 self._recognizer.ahead(self._samples(pcm), self._samples(head))
             except Exception as exc:  # noqa: BLE001 - the thread must survive; the screen says why
