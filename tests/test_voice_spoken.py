@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +22,7 @@ from benchmarks import voice_testset as ts  # noqa: E402
 from companion.rules import TABLE_K, call_text, parse_call  # noqa: E402
 from companion.voice.audio import read_wav  # noqa: E402
 from companion.voice.heard import HIGH_CONFIDENCE, Heard  # noqa: E402
+from companion.voice.listen import Listener, Utterances  # noqa: E402
 from companion.voice.narrow import calls_for  # noqa: E402
 from companion.voice.recognizer import Recognizer  # noqa: E402
 
@@ -94,8 +96,6 @@ def test_results_repeat(spoken: tuple[Path, list[ts.Item]], recognizer: Recogniz
 
 
 def test_listener_hears_a_call_by_voice_activity(spoken: tuple[Path, list[ts.Item]]) -> None:
-    from companion.voice.listen import Listener
-
     folder, items = spoken
     it = next(i for i in items if i.k == "K2" and i.snr == 10 and i.voice == "en-us")
     got: list[Heard] = []
@@ -127,8 +127,6 @@ def test_listener_hears_a_call_by_voice_activity(spoken: tuple[Path, list[ts.Ite
 
 
 def test_listener_push_to_talk(spoken: tuple[Path, list[ts.Item]]) -> None:
-    from companion.voice.listen import Listener
-
     folder, items = spoken
     it = next(i for i in items if i.k == "K8" and i.snr is None and i.voice == "de")
     got: list[Heard] = []
@@ -243,43 +241,76 @@ def test_a_cut_followed_soon_by_more_speech_is_handed_out_again_joined(
     assert not far[1][1] and far[1][0] < far[0][0] + far[1][0]
 
 
+def _pushed(
+    folder: Path, items: list[ts.Item]
+) -> Iterator[tuple[ts.Item, Utterances, bytes | None]]:
+    """Each item (a second of silence after it) pushed frame by frame through a cutter of its
+    own: the item, its cutter, and what the cutter handed out for that frame."""
+    from companion.voice.listen import Utterances
+
+    for it in items:
+        pcm = _with_silence(folder, it).tobytes()
+        cuts = Utterances()
+        fb = cuts.frame_bytes
+        for i in range(0, len(pcm) - fb + 1, fb):
+            yield it, cuts, cuts.push(pcm[i : i + fb])
+
+
 def test_the_tentative_utterance_is_exactly_what_the_endpointer_cuts(
     spoken: tuple[Path, list[ts.Item]],
 ) -> None:
-    from companion.voice.listen import Utterances
-
     folder, items = spoken
     cuts_seen = 0
-    for it in items[:12]:
-        pcm = np.concatenate(
-            [read_wav(folder / it.file), np.zeros(16000, dtype=np.int16)]
-        ).tobytes()
-        cuts = Utterances()
-        fb = cuts.frame_bytes
-        last: bytes | None = None
-        for i in range(0, len(pcm) - fb + 1, fb):
-            utt = cuts.push(pcm[i : i + fb])
-            if utt is not None:
-                cuts_seen += 1
-                # the endpointer waits WINDOW after the speech: by then the
-                # utterance was already offered, byte for byte
-                assert last == utt, it.file
-                assert cuts.tentative is None
-                last = None
-            elif cuts.tentative is not None:
-                last = cuts.tentative
+    last: bytes | None = None
+    for it, cuts, utt in _pushed(folder, items[:12]):
+        if utt is not None:
+            cuts_seen += 1
+            # the endpointer waits WINDOW after the speech: by then the
+            # utterance was already offered, byte for byte
+            assert last == utt, it.file
+            assert cuts.tentative is None
+            last = None
+        elif cuts.tentative is not None:
+            last = cuts.tentative
     assert cuts_seen >= 12
+
+
+def _play(listener: Listener, it: ts.Item, got: list[Heard], pcm: bytes, chunk: int) -> None:
+    """Start the listener, feed ``pcm`` ``chunk`` bytes at a time with the thread caught up
+    after each (as a live microphone gives it), wait for a result, stop."""
+    listener.start(microphone=False)
+    try:
+        listener.start_turn(tuple(it.roll), tuple(it.layout))
+        for i in range(0, len(pcm), chunk):
+            listener.feed(pcm[i : i + chunk])
+            for _ in range(200):
+                if listener._queue.empty():
+                    break
+                threading.Event().wait(0.01)
+        for _ in range(300):
+            if listener._queue.empty() and got:
+                break
+            threading.Event().wait(0.1)
+    finally:
+        listener.stop()
+
+
+def _listening(items: list[ts.Item], k: str) -> tuple[ts.Item, list[Heard], Listener]:
+    """A clean en-us saying of call ``k``, and a listener that posts what it hears to a list."""
+    it = next(i for i in items if i.k == k and i.snr is None and i.voice == "en-us")
+    got: list[Heard] = []
+    return it, got, Listener(got.append)
+
+
+def _with_silence(folder: Path, it: ts.Item) -> np.ndarray:
+    return np.concatenate([read_wav(folder / it.file), np.zeros(16000, dtype=np.int16)])
 
 
 def test_the_listener_hears_the_call_while_the_endpointer_waits(
     spoken: tuple[Path, list[ts.Item]],
 ) -> None:
-    from companion.voice.listen import Listener
-
     folder, items = spoken
-    it = next(i for i in items if i.k == "K4" and i.snr is None and i.voice == "en-us")
-    got: list[Heard] = []
-    listener = Listener(got.append)
+    it, got, listener = _listening(items, "K4")
     heard_on: list[tuple[bool, Heard]] = []  # (was a tentative utterance, result)
     hear = listener._recognizer.hear
 
@@ -293,24 +324,7 @@ def test_the_listener_hears_the_call_while_the_endpointer_waits(
         return h
 
     listener._recognizer.hear = spy  # type: ignore[method-assign]
-    listener.start(microphone=False)
-    try:
-        listener.start_turn(tuple(it.roll), tuple(it.layout))
-        pcm = np.concatenate(
-            [read_wav(folder / it.file), np.zeros(16000, dtype=np.int16)]
-        ).tobytes()
-        for i in range(0, len(pcm), 960):  # 30 ms at a time, the thread caught up each time
-            listener.feed(pcm[i : i + 960])
-            for _ in range(200):
-                if listener._queue.empty():
-                    break
-                threading.Event().wait(0.01)
-        for _ in range(300):
-            if listener._queue.empty() and got:
-                break
-            threading.Event().wait(0.1)
-    finally:
-        listener.stop()
+    _play(listener, it, got, _with_silence(folder, it).tobytes(), 960)  # 30 ms at a time
     assert got and got[-1].text == it.call
     # the posted result is the one heard early, and the cut was not heard again
     assert heard_on[-1] == (True, got[-1])
@@ -360,45 +374,34 @@ def test_the_head_is_the_audio_just_before_the_utterance(
 def test_the_utterance_so_far_agrees_with_what_is_cut(
     spoken: tuple[Path, list[ts.Item]],
 ) -> None:
-    from companion.voice.listen import AHEAD, Utterances
+    from companion.voice.listen import AHEAD
 
     folder, items = spoken
     checked = 0
-    for it in items[:12]:
-        pcm = np.concatenate(
-            [read_wav(folder / it.file), np.zeros(16000, dtype=np.int16)]
-        ).tobytes()
-        cuts = Utterances()
-        fb = cuts.frame_bytes
-        given: list[tuple[bytes, bytes]] = []
-        for i in range(0, len(pcm) - fb + 1, fb):
-            utt = cuts.push(pcm[i : i + fb])
-            if utt is not None:
-                for audio, head in given:
-                    # the same audio where both have it (the cut may end before the
-                    # frames the endpointer still held, if they turned out silence)
-                    common = min(len(audio), len(utt))
-                    assert utt[:common] == audio[:common] and head == cuts.head, it.file
-                    checked += 1
-                given = []
-                continue
-            so_far = cuts.so_far()
-            if so_far is not None:
-                if given:  # at most every AHEAD seconds of speech
-                    assert len(so_far[0]) >= len(given[-1][0]) + AHEAD * cuts.rate * 2
-                given.append(so_far)
+    given: list[tuple[bytes, bytes]] = []
+    for it, cuts, utt in _pushed(folder, items[:12]):
+        if utt is not None:
+            for audio, head in given:
+                # the same audio where both have it (the cut may end before the
+                # frames the endpointer still held, if they turned out silence)
+                common = min(len(audio), len(utt))
+                assert utt[:common] == audio[:common] and head == cuts.head, it.file
+                checked += 1
+            given = []
+            continue
+        so_far = cuts.so_far()
+        if so_far is not None:
+            if given:  # at most every AHEAD seconds of speech
+                assert len(so_far[0]) >= len(given[-1][0]) + AHEAD * cuts.rate * 2
+            given.append(so_far)
     assert checked >= 12
 
 
 def test_the_listener_starts_on_the_call_while_it_is_said(
     spoken: tuple[Path, list[ts.Item]],
 ) -> None:
-    from companion.voice.listen import Listener
-
     folder, items = spoken
-    it = next(i for i in items if i.k == "K8" and i.snr is None and i.voice == "en-us")
-    got: list[Heard] = []
-    listener = Listener(got.append)
+    it, got, listener = _listening(items, "K8")
     started: list[int] = []
     ahead = listener._recognizer.ahead
     heard: list[tuple[np.ndarray, np.ndarray | None]] = []
@@ -416,24 +419,7 @@ def test_the_listener_starts_on_the_call_while_it_is_said(
 
     listener._recognizer.ahead = spy_ahead  # type: ignore[method-assign]
     listener._recognizer.hear = spy_hear  # type: ignore[method-assign]
-    listener.start(microphone=False)
-    try:
-        listener.start_turn(tuple(it.roll), tuple(it.layout))
-        pcm = np.concatenate(
-            [read_wav(folder / it.file), np.zeros(16000, dtype=np.int16)]
-        ).tobytes()
-        for i in range(0, len(pcm), 960):  # 30 ms at a time, the thread caught up each time
-            listener.feed(pcm[i : i + 960])
-            for _ in range(200):
-                if listener._queue.empty():
-                    break
-                threading.Event().wait(0.01)
-        for _ in range(300):
-            if listener._queue.empty() and got:
-                break
-            threading.Event().wait(0.1)
-    finally:
-        listener.stop()
+    _play(listener, it, got, _with_silence(folder, it).tobytes(), 960)  # 30 ms at a time
     assert len(started) >= 2 and started == sorted(started)
     assert got and got[-1].text == it.call
     # what a recognizer that never started early hears in that utterance: the same
@@ -452,12 +438,9 @@ def test_a_microphone_at_another_rate_is_not_started_on_early(
 ) -> None:
     # its utterances are resampled whole: the start of one so far is not the same bits
     from companion.voice.audio import resample, to_int16
-    from companion.voice.listen import Listener
 
     folder, items = spoken
-    it = next(i for i in items if i.k == "K8" and i.snr is None and i.voice == "en-us")
-    got: list[Heard] = []
-    listener = Listener(got.append)
+    it, got, listener = _listening(items, "K8")
     listener.rate = 48000
     started: list[int] = []
 
@@ -465,22 +448,7 @@ def test_a_microphone_at_another_rate_is_not_started_on_early(
         started.append(samples.size)
 
     listener._recognizer.ahead = spy  # type: ignore[method-assign]
-    listener.start(microphone=False)
-    try:
-        listener.start_turn(tuple(it.roll), tuple(it.layout))
-        x = np.concatenate([read_wav(folder / it.file), np.zeros(16000, dtype=np.int16)])
-        pcm = to_int16(resample(x.astype(np.float64), 16000, 48000)).tobytes()
-        for i in range(0, len(pcm), 2880):  # 30 ms at a time, the thread caught up each time
-            listener.feed(pcm[i : i + 2880])
-            for _ in range(200):
-                if listener._queue.empty():
-                    break
-                threading.Event().wait(0.01)
-        for _ in range(300):
-            if listener._queue.empty() and got:
-                break
-            threading.Event().wait(0.1)
-    finally:
-        listener.stop()
+    x = _with_silence(folder, it).astype(np.float64)
+    _play(listener, it, got, to_int16(resample(x, 16000, 48000)).tobytes(), 2880)  # 30 ms
     assert got and got[-1].text == it.call
     assert started == []
