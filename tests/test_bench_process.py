@@ -46,3 +46,13 @@ def test_a_benchmark_run_as_a_script_sets_the_loaded_blas_to_one_thread() -> Non
         pytest.skip("numpy here has no OpenBLAS this can find")
     assert got == ["1", "True"]
     assert _printed(code, "2") == ["2", "False"]
+
+
+def test_the_companion_tells_an_openblas_loaded_before_it() -> None:
+    # a process that loaded numpy before the companion (a test run, a host script) runs the
+    # companion with one BLAS thread all the same
+    code = "import numpy, companion; from companion.blas import blas_threads; print(blas_threads())"
+    got = _printed(code, None)
+    if got == ["None"]:
+        pytest.skip("numpy here has no OpenBLAS this can find")
+    assert got == ["1"]

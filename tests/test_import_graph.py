@@ -17,8 +17,11 @@ PACKAGE = Path(__file__).resolve().parents[1] / "companion"
 #: unit and the units of its own or a lower layer. A unit is a subpackage (companion.rules) or a
 #: top-level module (companion.secretary).
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
-    # what every part may use: the version, where files live, private files
-    ("foundation", frozenset({"companion", "companion.fileperm", "companion.paths"})),
+    # what every part may use: the version, where files live, private files, BLAS threads
+    (
+        "foundation",
+        frozenset({"companion", "companion.blas", "companion.fileperm", "companion.paths"}),
+    ),
     # pure rules: imports nothing of the companion (checked apart below)
     ("rules", frozenset({"companion.rules"})),
     # the game record: reads and writes NOTATION.md, replays it, applies events to a Game
