@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import cv2
 import numpy as np
@@ -256,3 +257,46 @@ def test_a_wider_lens_shows_more_of_the_sides() -> None:
 
     # looking straight down, only the parallax of a short focal length shows the sides
     assert side_pixels((0.7, 0.7)) > 2 * side_pixels((1.8, 1.8))
+
+
+def test_a_bodys_shape_and_pattern_are_opt_in_and_change_the_face() -> None:
+    from dataclasses import replace
+
+    from companion.synth.dice import face_texture
+
+    style = TRAIN[0]
+    assert (style.body.radius, style.body.bevel, style.body.pattern) == (0.13, 0.09, "")
+
+    def texture(**body: Any) -> tuple[np.ndarray, np.ndarray]:
+        st = replace(style, body=replace(style.body, **body))
+        return face_texture(st, "E", np.random.default_rng(5), (0.5, -0.5))
+
+    base_color, base_alpha = texture()
+    same_color, same_alpha = texture(radius=0.13, bevel=0.09, pattern="")
+    assert np.array_equal(base_color, same_color) and np.array_equal(base_alpha, same_alpha)
+    # a sharper die covers more of its square's corner, a rounder one less
+    sharp, round_ = texture(radius=0.03)[1], texture(radius=0.24)[1]
+    assert sharp[:12, :12].sum() > base_alpha[:12, :12].sum() > round_[:12, :12].sum()
+    for kind in ("wood", "speckled", "pearl"):
+        color, alpha = texture(pattern=kind)
+        assert np.array_equal(alpha, base_alpha)
+        assert 2.0 < float(np.abs(color - base_color).mean()) < 60.0, kind
+    with pytest.raises(ValueError, match="pattern"):
+        texture(pattern="tartan")
+
+
+def test_brighter_sides_brighten_only_the_sides() -> None:
+    from dataclasses import replace
+
+    kw = {"n_dice": 6, "size": (640, 480), "tilt_deg": 25.0, "edge_range": (70.0, 90.0)}
+    dark = render_frame(41, side_art=True, **kw)  # type: ignore[arg-type]
+    lit_styles = [replace(s, body=replace(s.body, side_shade=0.95)) for s in TRAIN]
+    lit = render_frame(41, side_art=True, styles=lit_styles, **kw)  # type: ignore[arg-type]
+    d = lit.image.astype(int) - dark.image.astype(int)
+    changed = np.abs(d).max(axis=2) > 10
+    assert changed.sum() > 200
+    assert d[changed].mean() > 10  # brighter where they differ
+    # the top faces keep their pixels but at their rounded rims, where the sides show
+    inside = ~_outside_tops(dark, dark.image.shape[:2])
+    assert changed[inside].mean() < 0.05
+    assert changed[~inside].sum() > 3 * changed[inside].sum()

@@ -3,6 +3,7 @@ quarter turns agree with one another (numpy and OpenCV only; training itself nee
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import ModuleType
 
 import numpy as np
@@ -68,3 +69,50 @@ def test_rendered_cuts_hold_their_true_corners(ref: ModuleType) -> None:
     # a cut moved a little from the truth: offsets of a tenth of an edge, rarely over half
     assert 0.02 < float(np.mean(np.abs(np.asarray(ys)))) < 0.3
     assert float(np.abs(np.asarray(ys)).max()) < 0.8
+
+
+def test_varied_bodies_keep_the_art_and_change_the_make(ref: ModuleType) -> None:
+    from companion.synth.styles import TRAIN
+
+    styles = list(TRAIN[:3])
+    shapes = set()
+    for seed in range(40):
+        out = ref.varied_bodies(styles, np.random.default_rng(seed))
+        assert [s.art for s in out] == [s.art for s in styles]
+        assert len({(s.body.radius, s.body.bevel, s.body.pattern) for s in out}) == 1  # one make
+        b = out[0].body
+        assert 0.03 <= b.radius <= 0.24 and 0.03 <= b.bevel <= 0.16
+        assert b.pattern in ("", "wood", "speckled", "pearl")
+        assert 0.45 <= b.side_shade <= 0.95
+        shapes.add(b.pattern)
+    assert shapes == {"", "wood", "speckled", "pearl"}
+    xs, ys = ref._render_one(60001, vary=1.0)  # renders of another make cut as the others
+    assert xs and len(xs) == len(ys) and 0.02 < float(np.mean(np.abs(np.asarray(ys)))) < 0.3
+
+
+def test_a_refiner_exported_by_train_loads_back_as_the_same_function(
+    ref: ModuleType, tmp_path: Path
+) -> None:
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    import onnxruntime as ort
+
+    torch.manual_seed(0)
+    net = ref.build_model()
+    net.train()
+    net(torch.rand(8, 3, 64, 64) * 255)  # batch norms take statistics of their own
+    net.eval()
+    path = tmp_path / "r.onnx"
+    torch.onnx.export(
+        net, (torch.zeros(1, 3, 64, 64),), str(path), input_names=["x"], opset_version=17,
+        dynamic_axes={"x": {0: "n"}}, dynamo=False,
+    )  # fmt: skip
+    again = ref.build_model()
+    ref.load_float_onnx(again, path)
+    again.train()
+    ref.frozen_norms(again)  # as fine-tuning runs it: the batch's statistics are not used
+    x = np.random.default_rng(1).uniform(0, 255, (3, 3, 64, 64)).astype(np.float32)
+    want = ort.InferenceSession(str(path)).run(None, {"x": x})[0]
+    with torch.no_grad():
+        got = again(torch.from_numpy(x)).numpy()
+    assert np.allclose(got, want, atol=1e-5)

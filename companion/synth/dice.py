@@ -16,14 +16,13 @@ F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
 
 TEXTURE = 128  # pixels of a rendered face texture
-_RADIUS = 0.13  # corner rounding, fraction of the edge
-_BEVEL = 0.09  # bevel width, fraction of the edge
 
 
 @functools.cache
-def _face_geometry(size: int) -> tuple[F32, F32, F32, F32]:
-    """Alpha of the rounded face, bevel weight and outward normal (x, y)."""
-    r = _RADIUS * size
+def _face_geometry(size: int, radius: float, bevel_width: float) -> tuple[F32, F32, F32, F32]:
+    """Alpha of the rounded face, bevel weight and outward normal (x, y); radius and
+    bevel_width in fractions of the edge (Body.radius, Body.bevel)."""
+    r = radius * size
     c = (size - 1) / 2
     yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
     qx = np.abs(xx - c) - (c - r)
@@ -31,7 +30,7 @@ def _face_geometry(size: int) -> tuple[F32, F32, F32, F32]:
     outside = np.hypot(np.maximum(qx, 0), np.maximum(qy, 0)) + np.minimum(np.maximum(qx, qy), 0)
     sdf = outside - r  # negative inside the rounded square
     alpha = np.clip(0.5 - sdf, 0, 1).astype(np.float32)
-    bevel = np.clip(1 + sdf / (_BEVEL * size), 0, 1).astype(np.float32)
+    bevel = np.clip(1 + sdf / (bevel_width * size), 0, 1).astype(np.float32)
     gy, gx = np.gradient(sdf)
     norm = np.hypot(gx, gy) + 1e-6
     return alpha, bevel, (gx / norm).astype(np.float32), (gy / norm).astype(np.float32)
@@ -49,7 +48,10 @@ def face_texture(
 ) -> tuple[F32, F32]:
     """BGR (0..255 float) and alpha of a die's top face, TEXTURE pixels square."""
     s = TEXTURE
-    alpha, bevel, nx, ny = _face_geometry(s)
+    # shapes are cached by the hundredth of an edge: a few dozen at most
+    alpha, bevel, nx, ny = _face_geometry(
+        s, round(style.body.radius, 2), round(style.body.bevel, 2)
+    )
     art = style.art
     mask = motif_mask(
         face,
@@ -83,6 +85,8 @@ def face_texture(
         color = color + (veins[..., None] * rng.uniform(10, 35)) * np.array(
             rng.uniform(0.6, 1.2, 3), np.float32
         )
+    if style.body.pattern:
+        color = color + _pattern(style.body.pattern, s, rng)
     m = mask[..., None]
     color = color * (1 - m) + ink[None, None, :] * m
     lx, ly = light
@@ -109,6 +113,33 @@ def face_texture(
     if style.body.translucent:
         a = alpha * np.maximum(0.72, mask)
     return np.clip(color, 0, 255).astype(np.float32), a.astype(np.float32)
+
+
+def _pattern(kind: str, s: int, rng: np.random.Generator) -> F32:
+    """A body pattern added to the face's colour (BGR, about -40..40): wood grain, flecks or
+    a pearly sheen."""
+    yy, xx = np.mgrid[0:s, 0:s].astype(np.float32) / s
+    if kind == "wood":  # growth rings seen from the side: bands along one direction, warped
+        a = rng.uniform(0, math.pi)
+        warp = cv2.GaussianBlur(rng.normal(0, 1, (s, s)).astype(np.float32), (0, 0), 12) * 25
+        u = xx * math.cos(a) + yy * math.sin(a)
+        bands = np.sin(2 * math.pi * rng.uniform(4, 14) * u + warp) ** 3
+        fibre = cv2.GaussianBlur(rng.normal(0, 1, (s, s)).astype(np.float32), (0, 0), 1) * 4
+        tone = np.array(rng.uniform([0.4, 0.7, 1.0], [0.6, 0.9, 1.1]), np.float32)
+        return np.asarray((bands * rng.uniform(12, 35) + fibre)[..., None] * tone, np.float32)
+    if kind == "speckled":  # flecks of a darker or lighter paint
+        n = int(rng.integers(40, 240))
+        flecks = np.zeros((s, s), np.float32)
+        pts = rng.integers(0, s, (n, 2))
+        flecks[pts[:, 1], pts[:, 0]] = rng.choice([-1.0, 1.0], n) * rng.uniform(0.5, 1.0, n)
+        flecks = cv2.GaussianBlur(flecks, (0, 0), rng.uniform(0.6, 1.4)) * rng.uniform(150, 400)
+        return np.asarray(np.clip(flecks, -80, 80)[..., None] * np.ones(3, np.float32), np.float32)
+    if kind == "pearl":  # a soft sheen whose hue drifts across the face
+        phase = rng.uniform(0, 2 * math.pi, 3).astype(np.float32)
+        f = rng.uniform(0.8, 2.0)
+        wave = np.sin(2 * math.pi * f * (xx + 0.6 * yy)[..., None] + phase)
+        return np.asarray(wave * rng.uniform(8, 22), np.float32)
+    raise ValueError(f"unknown body pattern {kind!r}")
 
 
 def warp_into(
@@ -158,7 +189,8 @@ def draw_die(
     without them the sides are plain body colour.
     """
     body = np.array(style.body.color, np.float32)
-    ring_t, ring_b = _ring(top, _RADIUS * 0.6), _ring(bottom, _RADIUS * 0.6)
+    inset = style.body.radius * 0.6
+    ring_t, ring_b = _ring(top, inset), _ring(bottom, inset)
     hull = cv2.convexHull(np.vstack([ring_t, ring_b]).astype(np.float32)).reshape(-1, 2)
     x0, y0 = np.floor(hull.min(axis=0)).astype(int) - 2
     x1, y1 = np.ceil(hull.max(axis=0)).astype(int) + 3
@@ -194,8 +226,7 @@ def draw_die(
         lean = float(np.dot((top[i] + top[j]) / 2 - (bottom[i] + bottom[j]) / 2, n))
         if (lean >= 0) if side_textures is not None else (lean <= 0):
             continue
-        shade = 0.45 + 0.3 * max(0.0, float(n[0] * lx + n[1] * ly))
-        inset = _RADIUS * 0.6
+        shade = min(1.0, style.body.side_shade + 0.3 * max(0.0, float(n[0] * lx + n[1] * ly)))
         quad_in = np.array(
             [
                 quad[0] + (quad[1] - quad[0]) * inset,

@@ -20,6 +20,16 @@ class Body:
     color: BGR
     translucent: bool = False
     marble: bool = False
+    # The die's shape: corner rounding and bevel width as fractions of the edge. Real dice
+    # range from near-sharp to well rounded; the named styles keep one shape (the corner
+    # refiner's renders vary it, models/train_refiner.py).
+    radius: float = 0.13
+    bevel: float = 0.09
+    # A body pattern beside marble: "wood" (grain), "speckled" (flecks), "pearl" (a sheen).
+    pattern: str = ""
+    # How bright a side in view is against the top face, facing away from the light (one lit
+    # side adds 0.3): room light from all round makes the sides nearly as bright as the top.
+    side_shade: float = 0.45
 
 
 @dataclass(frozen=True)
