@@ -272,9 +272,10 @@ def load_float_onnx(net, path: Path) -> None:  # type: ignore[no-untyped-def]
     import torch
     from onnx import numpy_helper
 
-    init = {i.name: numpy_helper.to_array(i) for i in onnx.load(str(path)).graph.initializer}
-    convs = [n for n in onnx.load(str(path)).graph.node if n.op_type == "Conv"]
-    blocks = [m for m in net.f]
+    graph = onnx.load(str(path)).graph
+    init = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    convs = [n for n in graph.node if n.op_type == "Conv"]
+    blocks = list(net.f)
     if len(convs) != len(blocks):
         raise ValueError(f"{path} has {len(convs)} convolutions, the network {len(blocks)}")
     with torch.no_grad():
