@@ -119,10 +119,13 @@ def turned(x: np.ndarray, y: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray
     return x, ((p - SQUARE) / EDGE).astype(np.float32)
 
 
-def varied_bodies(styles: Sequence[Style], rng: np.random.Generator) -> list[Style]:
+def varied_bodies(
+    styles: Sequence[Style], rng: np.random.Generator, lit: bool = False
+) -> list[Style]:
     """The same art on dice of another make: corners from near-sharp to well rounded, bevels
     narrow to wide, bodies of any colour, grained like wood, flecked, pearly or marbled, sides
-    in view from as dark as ours to nearly as bright as the top.
+    in view from as dark as ours to nearly as bright as the top; ``lit``, up to brighter
+    than the top, and most rims glossy (otherhand's dice, session 59).
     Session 58: on otherhand's art the refined cut's scale was off by -6 to +3 % set by set,
     and fed the true corners the refiner moved them 0.036 edge (0.014 on ours)."""
     from companion.synth.styles import Body
@@ -138,6 +141,10 @@ def varied_bodies(styles: Sequence[Style], rng: np.random.Generator) -> list[Sty
     color = None if c is None else (int(c[0]), int(c[1]), int(c[2]))
     # drawn last, so the draws above are session 58's first data's
     side_shade = float(rng.uniform(0.45, 0.95))
+    rim_gloss = 0.0
+    if lit:  # session 59: sides up to brighter than the top, rims that catch the light
+        side_shade = float(rng.uniform(0.45, 1.2))
+        rim_gloss = float(rng.uniform(0.2, 1.4)) if rng.random() < 0.7 else 0.0
     out = []
     for st in styles:
         b: Body = st.body
@@ -149,15 +156,18 @@ def varied_bodies(styles: Sequence[Style], rng: np.random.Generator) -> list[Sty
             marble=b.marble or marble,
             color=color or b.color,
             side_shade=side_shade,
+            rim_gloss=rim_gloss,
         )
         out.append(replace(st, body=body))
     return out
 
 
-def _render_one(seed: int, vary: float = 0.0) -> tuple[list[np.ndarray], list[np.ndarray]]:
+def _render_one(
+    seed: int, vary: float = 0.0, lit: bool = False
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Three cuts of every whole die of render ``seed``; in a share ``vary`` of the renders
-    the dice are of another make (varied_bodies). 0 draws what the shipped refiner learnt
-    from; session 58's data drew 0.6."""
+    the dice are of another make (varied_bodies, ``lit`` as there). 0 draws what the shipped
+    refiner learnt from; session 58's data drew 0.6."""
     from companion.synth.family_sets import family_styles
     from companion.synth.frame import render_frame
     from companion.synth.styles import TRAIN
@@ -165,7 +175,7 @@ def _render_one(seed: int, vary: float = 0.0) -> tuple[list[np.ndarray], list[np
     rng = np.random.default_rng(seed + 7_000_000)
     styles = family_styles("train", int(rng.integers(1, 4)), seed) if rng.random() < 0.7 else TRAIN
     if vary > 0 and rng.random() < vary:
-        styles = varied_bodies(styles, np.random.default_rng(seed + 8_000_000))
+        styles = varied_bodies(styles, np.random.default_rng(seed + 8_000_000), lit)
     size = (1280, 960) if rng.random() < 0.8 else (1600, 900)
     sides = bool(rng.random() < 0.7)
     surface = "squares" if rng.random() < 0.2 else None
@@ -192,7 +202,13 @@ def _render_one(seed: int, vary: float = 0.0) -> tuple[list[np.ndarray], list[np
 
 
 def render(
-    out: Path, start: int, count: int, workers: int, shard: int = 50, vary: float = 0.0
+    out: Path,
+    start: int,
+    count: int,
+    workers: int,
+    shard: int = 50,
+    vary: float = 0.0,
+    lit: bool = False,
 ) -> None:
     import functools
     import multiprocessing as mp
@@ -206,7 +222,8 @@ def render(
             xs: list[np.ndarray] = []
             ys: list[np.ndarray] = []
             for x, y in pool.map(
-                functools.partial(_render_one, vary=vary), range(s0, min(s0 + shard, start + count))
+                functools.partial(_render_one, vary=vary, lit=lit),
+                range(s0, min(s0 + shard, start + count)),
             ):
                 xs += x
                 ys += y
@@ -375,6 +392,11 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument(
         "--vary", type=float, default=0.0, help="share of renders of dice of another make"
     )
+    r.add_argument(
+        "--lit",
+        action="store_true",
+        help="dice of another make lit more ways: sides up to brighter than the top, glossy rims",
+    )
     t = sub.add_parser("train", help="train and export to ONNX")
     t.add_argument("--data", type=Path, required=True)
     t.add_argument("--out", type=Path, required=True)
@@ -387,7 +409,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     if args.cmd == "render":
-        render(args.out, args.start, args.count, args.workers, vary=args.vary)
+        render(args.out, args.start, args.count, args.workers, vary=args.vary, lit=args.lit)
     else:
         train(args.data, args.out, args.minutes, args.lr, args.batch, args.seed, args.init)
     return 0

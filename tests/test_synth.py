@@ -283,6 +283,13 @@ def test_a_bodys_shape_and_pattern_are_opt_in_and_change_the_face() -> None:
         assert 2.0 < float(np.abs(color - base_color).mean()) < 60.0, kind
     with pytest.raises(ValueError, match="pattern"):
         texture(pattern="tartan")
+    # a glossy rim brightens the rim alone, most on the side facing the light (up and right)
+    dark = (60, 120, 40)  # a white body is already at full light on its lit rim
+    glossy, matte = texture(rim_gloss=1.0, color=dark)[0], texture(color=dark)[0]
+    assert np.array_equal(texture(rim_gloss=0.0)[0], base_color)
+    gain = (glossy - matte).mean(axis=2)
+    assert np.abs(gain[40:88, 40:88]).max() < 1e-3
+    assert gain[60:68, -10:].mean() > gain[60:68, :10].mean() > 5.0
 
 
 def test_brighter_sides_brighten_only_the_sides() -> None:

@@ -83,9 +83,14 @@ def test_varied_bodies_keep_the_art_and_change_the_make(ref: ModuleType) -> None
         b = out[0].body
         assert 0.03 <= b.radius <= 0.24 and 0.03 <= b.bevel <= 0.16
         assert b.pattern in ("", "wood", "speckled", "pearl")
-        assert 0.45 <= b.side_shade <= 0.95
+        assert 0.45 <= b.side_shade <= 0.95 and b.rim_gloss == 0.0
         shapes.add(b.pattern)
     assert shapes == {"", "wood", "speckled", "pearl"}
+    # lit: the same makes, sides up to brighter than the top, most rims glossy
+    lit = [ref.varied_bodies(styles, np.random.default_rng(s), lit=True)[0].body for s in range(60)]
+    assert all(0.45 <= b.side_shade <= 1.2 and 0.0 <= b.rim_gloss <= 1.4 for b in lit)
+    assert any(b.side_shade > 1.0 for b in lit)
+    assert 0.5 < np.mean([b.rim_gloss > 0 for b in lit]) < 0.9
     xs, ys = ref._render_one(60001, vary=1.0)  # renders of another make cut as the others
     assert xs and len(xs) == len(ys) and 0.02 < float(np.mean(np.abs(np.asarray(ys)))) < 0.3
 

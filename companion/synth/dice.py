@@ -105,6 +105,9 @@ def face_texture(
     # Bevel: edges facing the light are brighter, the others darker.
     facing = (nx * lx + ny * ly) * bevel
     color = color * (1 + 0.35 * facing[..., None]) - 18 * bevel[..., None]
+    if style.body.rim_gloss > 0:  # room light caught all round the rim, most facing the lamp
+        catch = bevel**2 * (0.4 + 0.6 * np.clip(nx * lx + ny * ly, 0, 1))
+        color = color + (style.body.rim_gloss * 110 * catch)[..., None]
     gx, gy = rng.uniform(0.2, 0.8, 2) * s
     yy, xx = np.mgrid[0:s, 0:s].astype(np.float32)
     gloss = np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * (0.3 * s) ** 2)) * rng.uniform(0, 45)
@@ -226,7 +229,8 @@ def draw_die(
         lean = float(np.dot((top[i] + top[j]) / 2 - (bottom[i] + bottom[j]) / 2, n))
         if (lean >= 0) if side_textures is not None else (lean <= 0):
             continue
-        shade = min(1.0, style.body.side_shade + 0.3 * max(0.0, float(n[0] * lx + n[1] * ly)))
+        # a side may be lit brighter than the top (a lamp low beside the table)
+        shade = min(1.5, style.body.side_shade + 0.3 * max(0.0, float(n[0] * lx + n[1] * ly)))
         quad_in = np.array(
             [
                 quad[0] + (quad[1] - quad[0]) * inset,

@@ -30,6 +30,9 @@ class Body:
     # How bright a side in view is against the top face, facing away from the light (one lit
     # side adds 0.3): room light from all round makes the sides nearly as bright as the top.
     side_shade: float = 0.45
+    # A glossy rounded rim: the top face's edge catches the light (most on the side facing it)
+    # instead of darkening into the bevel; 0 is a matte rim, 1 a bright one.
+    rim_gloss: float = 0.0
 
 
 @dataclass(frozen=True)
