@@ -500,6 +500,31 @@ def extra_family_crops(args: argparse.Namespace) -> CropSet:
     return out
 
 
+def other_make_crops(args: argparse.Namespace) -> CropSet:
+    """Crops of training-family sets on dice of other makes (train_refiner.varied_bodies, lit:
+    wood grain, flecks, pearl, marble, any colour and shape, bright sides, glossy rims): on
+    otherhand's art the profile loses most dice on wood and dark marble, whose grain and veins
+    compete with the motif (docs/vision.md, session 59). Cached apart from the base crops."""
+    values = [args.seed, "other-makes", args.other_make_frames]
+    path = Path(args.cache) / f"faces-makes-{_render_key(values)}.npz" if args.cache else None
+    if path is not None and path.exists():
+        (out,) = _load_sets(path, ("om",))
+        return out
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from train_refiner import varied_bodies
+
+    n = args.other_make_frames
+    rng = np.random.default_rng(args.seed + 11)
+    fam = tuple(
+        varied_bodies([st], rng, lit=True)[0]
+        for st in family_styles("train", max(1, n // 2), args.seed + 11)
+    )
+    out = family_crops(rng.integers(0, 2**31, n), fam, args)
+    if path is not None:
+        _save_sets(path, {"om": out})
+    return out
+
+
 #: The arguments that decide which crops are rendered (the cache's key).
 RENDER_ARGS = (
     "seed",
@@ -583,6 +608,8 @@ def train(args: argparse.Namespace) -> None:
             save_crops(cache, tr, va)
     if args.extra_family_frames:
         tr = _join(tr, extra_family_crops(args))
+    if args.other_make_frames:
+        tr = _join(tr, other_make_crops(args))
     render_seconds = time.time() - t0
     print(
         f"data: {len(tr.labels)} train crops, {len(va.labels)} validation crops, "
@@ -739,6 +766,7 @@ def train(args: argparse.Namespace) -> None:
         "episodic": EPISODIC,
         "episode": [EPISODE_SETS, EPISODE_DICE],
         "pip_frames": args.pip_frames,
+        "other_make_frames": args.other_make_frames,
         "init": args.init,
         "render_seconds": round(render_seconds),
         "validation_family_accuracy_per_epoch": family_accuracy,
@@ -818,6 +846,12 @@ def main() -> None:
         type=int,
         default=0,
         help="frames of that split's family sets, lettered with training typefaces; 0: none",
+    )
+    ap.add_argument(
+        "--other-make-frames",
+        type=int,
+        default=0,
+        help="frames of training-family sets on dice of other makes (wood, marble, ...); 0: none",
     )
     ap.add_argument("--init", default=None, help="start from this exported model (fine-tuning)")
     ap.add_argument("--pct-start", type=float, default=0.15, help="share of the steps the LR rises")

@@ -332,3 +332,36 @@ def test_extra_family_crops_draw_the_splits_drawings_lettered_by_training_typefa
     seen.clear()
     again = tf.extra_family_crops(args)
     assert not seen and np.array_equal(again.frames, out.frames)
+
+
+def test_other_make_crops_keep_the_training_drawings_on_dice_of_other_makes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from companion.synth.families import FAMILY_SPLITS
+
+    seen: list[Any] = []
+
+    def fake_make_crops(seeds: Any, styles: Any, **kw: Any) -> CropSet:
+        seen.append((len(seeds), styles, kw.get("size")))
+        n = len(seeds)
+        return CropSet(
+            np.zeros((n, 4, 4, 3), np.uint8), np.zeros(n, np.int64), ["s"] * n, np.arange(n)
+        )
+
+    monkeypatch.setattr(tf, "make_crops", fake_make_crops)
+    args = argparse.Namespace(
+        seed=5, other_make_frames=8, per_die=1, background=1, workers=1, cache=str(tmp_path)
+    )
+    out = tf.other_make_crops(args)
+    assert len(out.labels) == 8 and [s[0] for s in seen] == [6, 2]
+    styles = seen[0][1]
+    unseen = [FAMILY_SPLITS[s] for s in ("validation", "held_out", "hard")]
+    for st in styles:  # training drawings only: the development and held-out ones stay unseen
+        assert all(st.art.tentacle not in u["tentacle"] for u in unseen)
+        assert all(st.art.elder not in u["elder"] for u in unseen)
+    bodies = {(st.body.radius, st.body.pattern, st.body.color) for st in styles}
+    assert len(bodies) == len(styles) > 1  # each set its own make
+    assert {st.body.pattern for st in styles} <= {"", "wood", "speckled", "pearl"}
+    seen.clear()
+    again = tf.other_make_crops(args)  # cached apart from the base crops
+    assert not seen and np.array_equal(again.frames, out.frames)
