@@ -299,11 +299,9 @@ def test_an_episode_batch_marks_each_crop_with_its_own_set() -> None:
     assert torch.equal(same, head) and bool((none == -1).all())
 
 
-def test_extra_family_crops_draw_the_splits_drawings_lettered_by_training_typefaces(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from companion.synth.families import FAMILY_SPLITS, typefaces
-
+def _record_make_crops(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """make_crops replaced by a recorder of its calls (frames, styles, size) that renders
+    nothing: one blank crop a frame."""
     seen: list[Any] = []
 
     def fake_make_crops(seeds: Any, styles: Any, **kw: Any) -> CropSet:
@@ -314,6 +312,15 @@ def test_extra_family_crops_draw_the_splits_drawings_lettered_by_training_typefa
         )
 
     monkeypatch.setattr(tf, "make_crops", fake_make_crops)
+    return seen
+
+
+def test_extra_family_crops_draw_the_splits_drawings_lettered_by_training_typefaces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from companion.synth.families import FAMILY_SPLITS, typefaces
+
+    seen = _record_make_crops(monkeypatch)
     args = argparse.Namespace(
         seed=5, extra_families="hard", extra_family_frames=8, per_die=1, background=1,
         workers=1, cache=str(tmp_path),
@@ -339,16 +346,7 @@ def test_other_make_crops_keep_the_training_drawings_on_dice_of_other_makes(
 ) -> None:
     from companion.synth.families import FAMILY_SPLITS
 
-    seen: list[Any] = []
-
-    def fake_make_crops(seeds: Any, styles: Any, **kw: Any) -> CropSet:
-        seen.append((len(seeds), styles, kw.get("size")))
-        n = len(seeds)
-        return CropSet(
-            np.zeros((n, 4, 4, 3), np.uint8), np.zeros(n, np.int64), ["s"] * n, np.arange(n)
-        )
-
-    monkeypatch.setattr(tf, "make_crops", fake_make_crops)
+    seen = _record_make_crops(monkeypatch)
     args = argparse.Namespace(
         seed=5, other_make_frames=8, per_die=1, background=1, workers=1, cache=str(tmp_path)
     )
