@@ -501,8 +501,8 @@ def extra_family_crops(args: argparse.Namespace) -> CropSet:
 
 
 def other_make_crops(args: argparse.Namespace) -> CropSet:
-    """Crops of training-family sets on dice of other makes (train_refiner.varied_bodies, lit:
-    wood grain, flecks, pearl, marble, any colour and shape, bright sides, glossy rims): on
+    """Crops of training-family sets on dice of other makes (synth/makes.py, lit: wood
+    grain, flecks, pearl, marble, any colour and shape, bright sides, glossy rims): on
     otherhand's art the profile loses most dice on wood and dark marble, whose grain and veins
     compete with the motif (docs/vision.md, session 59). Cached apart from the base crops."""
     values = [args.seed, "other-makes", args.other_make_frames]
@@ -510,8 +510,7 @@ def other_make_crops(args: argparse.Namespace) -> CropSet:
     if path is not None and path.exists():
         (out,) = _load_sets(path, ("om",))
         return out
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from train_refiner import varied_bodies
+    from companion.synth.makes import varied_bodies
 
     n = args.other_make_frames
     rng = np.random.default_rng(args.seed + 11)

@@ -72,12 +72,13 @@ def test_rendered_cuts_hold_their_true_corners(ref: ModuleType) -> None:
 
 
 def test_varied_bodies_keep_the_art_and_change_the_make(ref: ModuleType) -> None:
+    from companion.synth.makes import varied_bodies
     from companion.synth.styles import TRAIN
 
     styles = list(TRAIN[:3])
     shapes = set()
     for seed in range(40):
-        out = ref.varied_bodies(styles, np.random.default_rng(seed))
+        out = varied_bodies(styles, np.random.default_rng(seed))
         assert [s.art for s in out] == [s.art for s in styles]
         assert len({(s.body.radius, s.body.bevel, s.body.pattern) for s in out}) == 1  # one make
         b = out[0].body
@@ -87,7 +88,7 @@ def test_varied_bodies_keep_the_art_and_change_the_make(ref: ModuleType) -> None
         shapes.add(b.pattern)
     assert shapes == {"", "wood", "speckled", "pearl"}
     # lit: the same makes, sides up to brighter than the top, most rims glossy
-    lit = [ref.varied_bodies(styles, np.random.default_rng(s), lit=True)[0].body for s in range(60)]
+    lit = [varied_bodies(styles, np.random.default_rng(s), lit=True)[0].body for s in range(60)]
     assert all(0.45 <= b.side_shade <= 1.2 and 0.0 <= b.rim_gloss <= 1.4 for b in lit)
     assert any(b.side_shade > 1.0 for b in lit)
     assert 0.5 < np.mean([b.rim_gloss > 0 for b in lit]) < 0.9
