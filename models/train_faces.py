@@ -405,6 +405,46 @@ def frozen_bn(model: FaceNet) -> None:
             m.eval()
 
 
+def freeze_blocks(model: FaceNet, n: int) -> None:
+    """Fix the first ``n`` convolution blocks: a fine-tune then moves only the later layers,
+    and the low-level filters every known style is read through stay as they were."""
+    blocks = [m for m in model.features if isinstance(m, nn.Sequential)]
+    if not 0 <= n <= len(blocks):
+        raise SystemExit(f"--freeze {n}: the network has {len(blocks)} convolution blocks")
+    for block in blocks[:n]:
+        for prm in block.parameters():
+            prm.requires_grad_(False)
+
+
+DISTILL_T = 2.0
+
+
+def distill_loss(
+    logits: torch.Tensor,
+    emb: torch.Tensor,
+    t_logits: torch.Tensor,
+    t_emb: torch.Tensor,
+    keep: torch.Tensor,
+) -> torch.Tensor:
+    """Learning without forgetting: on the crops ``keep`` marks, the student's softened
+    probabilities (KL at DISTILL_T) and normalised embedding (cosine, weighted as the rotation
+    term is) are held to the starting network's, so that a fine-tune for new dice moves the
+    reads of the dice already read well as little as it can."""
+    if not bool(keep.any()):
+        return logits.new_zeros(())
+    t = DISTILL_T
+    kl = nn.functional.kl_div(
+        nn.functional.log_softmax(logits[keep] / t, dim=1),
+        nn.functional.log_softmax(t_logits[keep] / t, dim=1),
+        log_target=True,
+        reduction="batchmean",
+    )
+    cos = (
+        nn.functional.normalize(emb[keep], dim=1) * nn.functional.normalize(t_emb[keep], dim=1)
+    ).sum(dim=1)
+    return kl * t * t + 10 * (1 - cos).mean()
+
+
 def family_crops(seeds: np.ndarray, fam: Sequence[Style], args: argparse.Namespace) -> CropSet:
     """Crops of family sets' frames: three quarters at 640x480, the rest at the camera's size."""
     pd, bg, w, n = args.per_die, args.background, args.workers, len(seeds)
@@ -607,6 +647,7 @@ def train(args: argparse.Namespace) -> None:
             save_crops(cache, tr, va)
     if args.extra_family_frames:
         tr = _join(tr, extra_family_crops(args))
+    base_count = len(tr.labels)  # crops before other makes': the ones --distill holds
     if args.other_make_frames:
         tr = _join(tr, other_make_crops(args))
     render_seconds = time.time() - t0
@@ -641,6 +682,16 @@ def train(args: argparse.Namespace) -> None:
             for k in range(CLASSES):
                 if bool((lab == k).any()):
                     model.prototypes[k] = nn.functional.normalize(emb[lab == k], dim=1).mean(dim=0)
+    teacher: FaceNet | None = None
+    if args.distill:
+        assert args.init  # main() asks for it
+        teacher = FaceNet()
+        load_onnx(teacher, Path(args.init))
+        teacher.eval()
+        for prm in teacher.parameters():
+            prm.requires_grad_(False)
+    if args.freeze:
+        freeze_blocks(model, args.freeze)
     # With --episodic, every batch gives EPISODE_SETS * EPISODE_DICE of its places to episodes.
     groups = episode_groups(tr.styles, tr.labels) if EPISODIC else []
     episode = EPISODE_SETS * EPISODE_DICE if groups else 0
@@ -673,7 +724,9 @@ def train(args: argparse.Namespace) -> None:
         )
     else:
         steps = args.epochs * math.ceil(len(ytr) / stride)
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
+    opt = torch.optim.AdamW(
+        [prm for prm in model.parameters() if prm.requires_grad], lr=args.lr, weight_decay=5e-4
+    )
     sched = torch.optim.lr_scheduler.OneCycleLR(
         opt, max_lr=args.lr, total_steps=steps, pct_start=args.pct_start
     )
@@ -699,6 +752,11 @@ def train(args: argparse.Namespace) -> None:
             bx, by = step_batch(xtr[idx], ytr[idx], gen)
             logits, emb = model(bx)
             loss = loss_terms(model, logits, emb, by)
+            if teacher is not None:
+                with torch.no_grad():
+                    t_logits, t_emb = teacher(bx)
+                keep = (idx < base_count).repeat(2)  # step_batch stacks two views
+                loss = loss + args.distill * distill_loss(logits, emb, t_logits, t_emb, keep)
             if episode:
                 loss = loss + EPISODIC * episodic_loss(emb, by, member)
             opt.zero_grad()
@@ -767,6 +825,8 @@ def train(args: argparse.Namespace) -> None:
         "pip_frames": args.pip_frames,
         "other_make_frames": args.other_make_frames,
         "init": args.init,
+        "distill": args.distill,
+        "freeze": args.freeze,
         "render_seconds": round(render_seconds),
         "validation_family_accuracy_per_epoch": family_accuracy,
     }
@@ -853,6 +913,16 @@ def main() -> None:
         help="frames of training-family sets on dice of other makes (wood, marble, ...); 0: none",
     )
     ap.add_argument("--init", default=None, help="start from this exported model (fine-tuning)")
+    ap.add_argument(
+        "--distill",
+        type=float,
+        default=0.0,
+        help="with --init: weight of the term holding the reads of all crops but other makes' "
+        "to the starting model's; 0: off",
+    )
+    ap.add_argument(
+        "--freeze", type=int, default=0, help="with --init: convolution blocks kept fixed"
+    )
     ap.add_argument("--pct-start", type=float, default=0.15, help="share of the steps the LR rises")
     ap.add_argument("--epochs", type=int, default=12)
     ap.add_argument("--batch", type=int, default=128)
@@ -899,6 +969,8 @@ def main() -> None:
         "--no-calibrate", action="store_true", help="export only; run calibrate_faces.py later"
     )
     args = ap.parse_args()
+    if (args.distill or args.freeze) and not args.init:
+        ap.error("--distill and --freeze fine-tune a model: give it with --init")
     if args.quick:
         args.train_frames, args.big_frames, args.val_frames, args.epochs, args.family_frames = (
             12,

@@ -363,3 +363,52 @@ def test_other_make_crops_keep_the_training_drawings_on_dice_of_other_makes(
     seen.clear()
     again = tf.other_make_crops(args)  # cached apart from the base crops
     assert not seen and np.array_equal(again.frames, out.frames)
+
+
+def test_distillation_holds_only_the_kept_crops_to_the_teacher() -> None:
+    gen = torch.Generator().manual_seed(3)
+    logits = torch.randn(6, tf.CLASSES, generator=gen)
+    emb = torch.randn(6, tf.EMBED, generator=gen)
+    keep = torch.tensor([True, True, True, False, False, False])
+    # the student as its teacher: nothing to pull
+    assert float(tf.distill_loss(logits, emb, logits, emb, keep)) == pytest.approx(0, abs=1e-6)
+    moved_l, moved_e = logits.clone(), emb.clone()
+    moved_l[4] += 5.0 * torch.randn(tf.CLASSES, generator=gen)  # crops not kept move freely
+    moved_e[5] = -moved_e[5]
+    assert float(tf.distill_loss(moved_l, moved_e, logits, emb, keep)) == pytest.approx(0, abs=1e-6)
+    moved_l[0] += 5.0 * torch.randn(tf.CLASSES, generator=gen)  # a kept crop's read moves
+    assert float(tf.distill_loss(moved_l, emb, logits, emb, keep)) > 0.01
+    moved_e = emb.clone()
+    moved_e[1] = -moved_e[1]  # a kept crop's embedding turns: the cosine term alone is 10 * 2 / 3
+    assert float(tf.distill_loss(logits, moved_e, logits, emb, keep)) == pytest.approx(20 / 3)
+    assert float(tf.distill_loss(moved_l, moved_e, logits, emb, torch.zeros(6, dtype=bool))) == 0
+
+
+def test_frozen_blocks_keep_their_weights_through_a_step() -> None:
+    torch.manual_seed(0)
+    model = tf.FaceNet()
+    tf.freeze_blocks(model, 2)
+    blocks = [m for m in model.features if isinstance(m, torch.nn.Sequential)]
+    before = [p.detach().clone() for b in blocks for p in b.parameters()]
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-2)
+    logits, emb = model(torch.rand(8, 64, 64, 3) * 255)
+    tf.loss_terms(model, logits, emb, torch.arange(8) % tf.CLASSES).backward()
+    opt.step()
+    after = [p.detach() for b in blocks for p in b.parameters()]
+    per_block = [len(list(b.parameters())) for b in blocks]
+    frozen = sum(per_block[:2])
+    assert all(torch.equal(a, b) for a, b in zip(before[:frozen], after[:frozen], strict=True))
+    assert not all(torch.equal(a, b) for a, b in zip(before[frozen:], after[frozen:], strict=True))
+    with pytest.raises(SystemExit, match="convolution blocks"):
+        tf.freeze_blocks(tf.FaceNet(), len(blocks) + 1)
+
+
+@pytest.mark.parametrize("option", [["--distill", "1"], ["--freeze", "2"]])
+def test_distill_and_freeze_ask_for_a_model_to_start_from(
+    option: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(sys, "argv", ["train_faces.py", *option])
+    with pytest.raises(SystemExit) as stop:
+        tf.main()
+    assert stop.value.code == 2
+    assert "give it with --init" in capsys.readouterr().err
