@@ -41,3 +41,15 @@ def test_the_benchmark_runs_with_either_finder(
     assert report["sets"] == 1 and report["not_enrolled"] == []
     assert 0 <= report["not_found"] < report["whole_dice"] <= 20
     assert report["profile"]["all"]["dice"] == report["whole_dice"] - report["not_found"]
+
+
+def test_other_makes_keep_each_sets_art_on_a_body_of_its_own() -> None:
+    from benchmarks.bench_families import other_makes
+
+    styles = bench_styles("validation", 6)
+    made = other_makes(styles)
+    assert made == other_makes(styles)  # the same makes every run
+    assert [s.name for s in made] == [s.name for s in styles]
+    assert [s.art for s in made] == [s.art for s in styles]
+    assert all(m.body != s.body for m, s in zip(made, styles, strict=True))
+    assert len({(m.body.radius, m.body.pattern, m.body.side_shade) for m in made}) == len(made)
