@@ -710,6 +710,9 @@ def train(args: argparse.Namespace) -> None:
                 0, len(ytr), (args.batch // 2,), generator=torch.Generator().manual_seed(i)
             )
             bx, by = step_batch(xtr[idx], ytr[idx], torch.Generator().manual_seed(i))
+            if teacher is not None:  # a distilled step also runs the teacher
+                with torch.no_grad():
+                    teacher(bx)
             lg, em = probe(bx)
             lo = loss_terms(probe, lg, em, by)
             popt.zero_grad()
