@@ -34,6 +34,7 @@ import numpy.typing as npt
 
 from companion.paths import shipped_model
 from companion.vision.crop import CROP_SIZE, cut_faces
+from companion.vision.ink_view import InkView
 from companion.vision.onnx_session import cpu_session
 from companion.vision.pixel_templates import PixelReads, settle
 
@@ -87,6 +88,17 @@ class ProfileHead(Protocol):
     def pixel_reads(self, crops: npt.NDArray[np.uint8], probs: F32) -> PixelReads:
         """What the enrolled dice's pixels say of crops with head probabilities ``probs``:
         which they confirm, which they object to, and (a profile that fuses) the fused read."""
+        ...
+
+    @property
+    def view(self) -> InkView | None:
+        """How the table's dice are redrawn before this profile reads them (an ink profile's;
+        None: as seen)."""
+        ...
+
+    @property
+    def ink(self) -> ProfileHead | None:
+        """A second profile that reads the dice redrawn as ink (its view), beside this one."""
         ...
 
     @property
@@ -366,47 +378,64 @@ class FaceClassifier:
         (with a profile) it is unlike the table's dice and the model has some doubt."""
         if self.profile is not None:
             logits, rot_emb = rotation_run(self, crops, READ_ROTATIONS)
-            probs, unlike = self.profile.read(rot_emb)
-            not_die_p = self.motif_probabilities(logits)[1]
-            doubted = not_die_p >= self.profile.doubt
-            drop = (not_die_p >= self.not_die_threshold) | (self.profile.foreign(rot_emb) & doubted)
-            limit = np.asarray(self.profile.limit(probs.argmax(axis=1)), np.float64)
-            # the head has only seen dice: a find the model doubts is no motif it may vouch for
-            limit[doubted] = np.inf
-            # ... but the head and the enrolled dice's pixels read as one may, where the pixels
-            # decide (a set they read well, a die drawn like the enrolled ones) and that read
-            # passes its own limit (at least DECIDE_FLOOR)
-            doubted_seen = np.flatnonzero(doubted & ~unlike & ~drop)
-            if len(doubted_seen):
-                px = self.profile.pixel_reads(crops[doubted_seen], probs[doubted_seen])
-                if px.fused is not None and px.fused_limit is not None and px.decides is not None:
-                    ok = px.decides & (px.fused.max(axis=1) >= px.decide_limit)
-                    probs[doubted_seen[ok]] = px.fused[ok]
-                    limit[doubted_seen[ok]] = px.decide_limit[ok]
-            # The enrolled dice's pixels, an independent read (pixel_templates.settle): a die
-            # too unsure for the head alone reads its best guess when they name the same motif,
-            # a die the head reads reads `?` when they name another by a wide margin; and a
-            # profile since session 29 also asks the head and the pixels read as one.
-            seen = np.flatnonzero(np.isfinite(limit) & ~unlike & ~drop)
-            if len(seen):
-                px = self.profile.pixel_reads(crops[seen], probs[seen])
-                seen_probs, seen_limit = probs[seen], limit[seen]
-                settle(seen_probs, seen_limit, px)
-                probs[seen], limit[seen] = seen_probs, seen_limit
-            # A find the model has some doubt about, if less than the table's, whose pixels
-            # are like none of the enrolled dice's: a marker or a grid cell more often than a
-            # die, so `?` (never left out: an unenrolled set's die looks so too).
-            wary = np.flatnonzero(
-                (not_die_p >= WARY_SHARE * self.profile.doubt) & np.isfinite(limit) & ~drop
-            )
-            if len(wary):
-                limit[wary[self.profile.pixel_foreign(crops[wary])]] = np.inf
-            return probs, limit, unlike, not_die_p, drop
+            out = self._profile_read(self.profile, crops, logits, rot_emb)
+            ink = self.profile.ink
+            if ink is not None and ink.view is not None:
+                # the table's dice redrawn as their ink, read by the profile fitted on them; the
+                # model's doubt that each is a die stays that of the die as seen
+                seen = ink.view.apply(crops)
+                inked = self._profile_read(
+                    ink, seen, logits, rotation_run(self, seen, READ_ROTATIONS)[1]
+                )
+                out = _either(out, inked)
+            return out
         logits, emb = self.run(crops)
         probs, not_die = self.motif_probabilities(logits)
         limit = self.thresholds(probs, emb)
         self.look_again(crops, probs, limit, emb, not_die < self.not_die_threshold)
         return probs, limit, np.zeros(len(crops), bool), not_die, not_die >= self.not_die_threshold
+
+    def _profile_read(
+        self, profile: ProfileHead, crops: npt.NDArray[np.uint8], logits: F32, rot_emb: F32
+    ) -> tuple[F32, npt.NDArray[np.float64], npt.NDArray[np.bool_], F32, npt.NDArray[np.bool_]]:
+        """:meth:`_probabilities` of a profile, from the model's logits of the dice as seen and
+        the embeddings of the crops it reads."""
+        probs, unlike = profile.read(rot_emb)
+        not_die_p = self.motif_probabilities(logits)[1]
+        doubted = not_die_p >= profile.doubt
+        drop = (not_die_p >= self.not_die_threshold) | (profile.foreign(rot_emb) & doubted)
+        limit = np.asarray(profile.limit(probs.argmax(axis=1)), np.float64)
+        # the head has only seen dice: a find the model doubts is no motif it may vouch for
+        limit[doubted] = np.inf
+        # ... but the head and the enrolled dice's pixels read as one may, where the pixels
+        # decide (a set they read well, a die drawn like the enrolled ones) and that read
+        # passes its own limit (at least DECIDE_FLOOR)
+        doubted_seen = np.flatnonzero(doubted & ~unlike & ~drop)
+        if len(doubted_seen):
+            px = profile.pixel_reads(crops[doubted_seen], probs[doubted_seen])
+            if px.fused is not None and px.fused_limit is not None and px.decides is not None:
+                ok = px.decides & (px.fused.max(axis=1) >= px.decide_limit)
+                probs[doubted_seen[ok]] = px.fused[ok]
+                limit[doubted_seen[ok]] = px.decide_limit[ok]
+        # The enrolled dice's pixels, an independent read (pixel_templates.settle): a die
+        # too unsure for the head alone reads its best guess when they name the same motif,
+        # a die the head reads reads `?` when they name another by a wide margin; and a
+        # profile since session 29 also asks the head and the pixels read as one.
+        seen = np.flatnonzero(np.isfinite(limit) & ~unlike & ~drop)
+        if len(seen):
+            px = profile.pixel_reads(crops[seen], probs[seen])
+            seen_probs, seen_limit = probs[seen], limit[seen]
+            settle(seen_probs, seen_limit, px)
+            probs[seen], limit[seen] = seen_probs, seen_limit
+        # A find the model has some doubt about, if less than the table's, whose pixels
+        # are like none of the enrolled dice's: a marker or a grid cell more often than a
+        # die, so `?` (never left out: an unenrolled set's die looks so too).
+        wary = np.flatnonzero(
+            (not_die_p >= WARY_SHARE * profile.doubt) & np.isfinite(limit) & ~drop
+        )
+        if len(wary):
+            limit[wary[profile.pixel_foreign(crops[wary])]] = np.inf
+        return probs, limit, unlike, not_die_p, drop
 
     def look_again(
         self,
@@ -455,6 +484,23 @@ class FaceClassifier:
     ) -> list[FaceReading]:
         """Read every die of a frame given the corners of each top face."""
         return self.classify(cut_faces(image_bgr, corners))
+
+
+def _either(
+    plain: tuple[F32, npt.NDArray[np.float64], npt.NDArray[np.bool_], F32, npt.NDArray[np.bool_]],
+    inked: tuple[F32, npt.NDArray[np.float64], npt.NDArray[np.bool_], F32, npt.NDArray[np.bool_]],
+) -> tuple[F32, npt.NDArray[np.float64], npt.NDArray[np.bool_], F32, npt.NDArray[np.bool_]]:
+    """Two reads of the same dice: a die one of them reads and the other reads `?` takes the
+    read; a die they read as two motifs reads `?`; which dice are no die, the plain read says."""
+    probs, limit, unlike, not_die_p, drop = plain
+    probs, limit, unlike = probs.copy(), limit.copy(), unlike.copy()
+    p_v, lim_v, unl_v = inked[0], inked[1], inked[2]
+    sure = (probs.max(axis=1) >= limit) & ~unlike
+    sure_v = (p_v.max(axis=1) >= lim_v) & ~unl_v & ~inked[4]
+    take = ~sure & sure_v & ~drop
+    probs[take], limit[take], unlike[take] = p_v[take], lim_v[take], False
+    limit[sure & sure_v & (probs.argmax(axis=1) != p_v.argmax(axis=1))] = np.inf
+    return probs, limit, unlike, not_die_p, drop
 
 
 def normalise(emb: F32) -> F32:

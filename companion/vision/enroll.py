@@ -56,6 +56,7 @@ from companion.vision.classify import (
 from companion.vision.crop import cut_faces
 from companion.vision.finders import DEFAULT_FINDER, make_finder
 from companion.vision.image_file import ImageFileError, load_image
+from companion.vision.ink_view import InkView
 from companion.vision.pixel_templates import (
     PIXEL_WEIGHT,
     SIDE,
@@ -99,6 +100,13 @@ FOREIGN_GAP = 0.15
 # head has only seen dice, and reads a grid cell as a confident 1 (docs/vision.md).
 DOUBT_FLOOR = 0.05
 DOUBT_QUANTILE = 0.99
+# A profile also reads the table's dice redrawn as ink on a plain face (ink_view.py, a second
+# profile beside it: Profile.ink) only when that profile's own cross-check reads this much
+# larger a share of the enrolled dice right, with at most VIEW_WRONG more of them wrong; a
+# set that reads itself better than 1 - VIEW_GAIN does not try it (docs/vision.md, session 62).
+VIEW_GAIN = 0.05
+VIEW_WRONG = 1
+INK_FOLDER = "ink"  # the second profile's folder inside a profile's
 
 
 class EnrolmentError(Exception):
@@ -172,6 +180,12 @@ class Profile:
     # or hold back the head's read.
     pixel_weight: float = 0.0
     fused_limits: tuple[float, ...] = field(default=())
+    # The table's dice are read redrawn as ink on a plain face (ink_view.py); None: as seen.
+    view: InkView | None = None
+    # A second profile beside this one, fitted on the dice redrawn as ink (its ``view``): a die
+    # one of the two reads and the other reads `?` takes the read, a die they read as two
+    # motifs reads `?` (classify._either). None: this profile reads alone.
+    ink: Profile | None = None
 
     @property
     def fuses(self) -> bool:
@@ -273,6 +287,7 @@ class Profile:
             "fused_limits": (
                 dict(zip(FACES, self.fused_limits, strict=True)) if self.fused_limits else None
             ),
+            "ink_view": self.view.to_json() if self.view is not None else None,
             "pixel_check": (
                 {
                     "accuracy": self.pixels.accuracy,
@@ -289,6 +304,11 @@ class Profile:
             private_dir(out)
             write_private(out / PROFILE_FILE, buf.getvalue())
             write_private(out / META_FILE, json.dumps(meta, indent=1) + "\n")
+            if self.ink is not None:
+                self.ink.save(out / INK_FOLDER)
+            elif (out / INK_FOLDER).is_dir():  # a profile enrolled again in the same folder
+                for f in (PROFILE_FILE, META_FILE):
+                    (out / INK_FOLDER / f).unlink(missing_ok=True)
         except OSError as exc:
             raise EnrolmentError(
                 f"cannot write the profile to {out}: {exc.strerror or exc}"
@@ -343,7 +363,10 @@ class Profile:
                     if meta.get("fused_limits")
                     else ()
                 ),
+                InkView.from_json(meta["ink_view"]) if meta.get("ink_view") else None,
             )
+            if (d / INK_FOLDER / META_FILE).is_file():
+                prof = replace(prof, ink=cls.load(d / INK_FOLDER, classifier))
             classes = tuple(meta["classes"])
         # a damaged file too: a cut or empty zip, JSON of another shape
         except (
@@ -420,6 +443,11 @@ class Profile:
                 text += ", read as one with the head"
         else:
             text += "; no pixel templates (an older profile): enrol again to let them settle a ?"
+        if self.ink is not None and self.ink.check is not None and self.ink.check.dice:
+            text += (
+                "; also read redrawn as their ink on a plain face (a grained or flecked body; "
+                f"self-check {100 * self.ink.check.accuracy:.1f}% that way)"
+            )
         return text
 
 
@@ -609,8 +637,35 @@ def fit_profile(
         )
     frames = np.arange(len(labels)) if frames is None else np.asarray(frames, np.int64)
     logits, rot = rotation_run(classifier, crops)
+    # the model's doubt that a find is a die comes from the die as the camera sees it, for
+    # both profiles
     not_die = classifier.motif_probabilities(logits)[1]
-    return profile_from(rot, labels, frames, model_digest(classifier.path), not_die, crops)
+    digest = model_digest(classifier.path)
+    profile = profile_from(rot, labels, frames, digest, not_die, crops)
+    if profile.check is None or profile.check.dice == 0:
+        return profile
+    if profile.check.right / profile.check.dice > 1.0 - VIEW_GAIN:
+        return profile  # the ink view cannot be clearly better: spare the enrolment its time
+    view = InkView.fit(crops)
+    if view is None:
+        return profile
+    seen = view.apply(crops)
+    viewed = profile_from(rotation_run(classifier, seen)[1], labels, frames, digest, not_die, seen)
+    if not _clearly_better(viewed, profile):
+        return profile
+    return replace(profile, ink=replace(viewed, view=view))
+
+
+def _clearly_better(viewed: Profile, plain: Profile) -> bool:
+    """Whether a profile's cross-check reads clearly more dice right than another's, without
+    reading more than VIEW_WRONG more of them wrong."""
+    a, b = viewed.check, plain.check
+    if a is None or b is None or a.dice == 0 or b.dice == 0:
+        return False
+    return bool(
+        a.right / a.dice >= b.right / b.dice + VIEW_GAIN - 1e-9
+        and a.dice - a.right - a.unsure <= b.dice - b.right - b.unsure + VIEW_WRONG
+    )
 
 
 def profile_from(

@@ -67,6 +67,16 @@ def self_check_lines(profile: Profile) -> list[str]:
                 + (f", {row[-1]} ?" if row[-1] else "")
                 + (f", {others}" if others else "")
             )
+    ink = profile.ink
+    if ink is not None and ink.check is not None and ink.check.dice:
+        c = ink.check
+        lines.append(
+            "the dice are also read redrawn as their ink on a plain face, the body's grain or "
+            "flecks hiding the drawing from the dice as seen (that read's self-check: "
+            f"{c.right} of {c.dice} right, {c.unsure} ?, {c.dice - c.right - c.unsure} wrong); "
+            "a die one read reads and the other reads ? takes the read, a die they read as two "
+            "motifs reads ?"
+        )
     limits = profile.limits or (profile.threshold,) * len(FACES)
     lines.append(
         "a die reads ? below its motif's confidence limit ("
