@@ -549,3 +549,25 @@ def test_enrolment_finds_the_dice_as_reading_does(tmp_path: Path) -> None:
     assert min(profile.counts) > 0, profile.counts  # 6 of the 12 `1` dice (session 21)
     assert _cli(["enroll", str(tmp_path / "dir"), "--out", str(tmp_path / "cli")]) == 0
     assert Profile.load(tmp_path / "cli").counts == profile.counts
+
+
+def test_enrolment_output_cut_short_by_a_pipe_keeps_the_profile(
+    tmp_path: Path, shared_dir: Path
+) -> None:
+    # `companion vision enroll DIR --out P | head -1`: the reader of our output goes away
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "companion", "vision", "enroll"]
+        + [str(shared_dir / "foreign-art" / "enroll" / "jade"), "--out", str(tmp_path / "p")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 0, err
+    assert first.startswith(b"enrolled ") and "Traceback" not in err
+    assert (tmp_path / "p" / "profile.json").is_file()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from typing import TYPE_CHECKING
@@ -31,12 +32,16 @@ def _cmd_enroll(args: argparse.Namespace) -> int:
         print(f"companion vision enroll: the die finder is unavailable ({exc}).", file=sys.stderr)
         return 1
     counts = ", ".join(f"{f}: {n}" for f, n in zip(FACES, profile.counts, strict=True))
-    print(
-        f"enrolled {sum(profile.counts)} dice ({counts}) into {args.out} "
-        f"in {time.perf_counter() - start:.1f} s"
-    )
-    for line in self_check_lines(profile):
-        print(line)
+    try:
+        print(
+            f"enrolled {sum(profile.counts)} dice ({counts}) into {args.out} "
+            f"in {time.perf_counter() - start:.1f} s",
+            flush=True,
+        )
+        for line in self_check_lines(profile):
+            print(line, flush=True)
+    except BrokenPipeError:  # whoever read our output stopped (| head): the profile is saved
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
