@@ -243,6 +243,21 @@ def test_doctor_shows_the_profile_estimate(xdg: Path) -> None:
     )
     c = doctor.check_profile(doctor.Context())
     assert c.status == "warn" and "80.0% read right" in c.detail and "another frame" in c.fix
+    # a second read of the dice as ink that reads its enrolment well: no warning, and said
+    from companion.vision.ink_view import InkView
+
+    view = InkView(np.array([0.2, 0.0, -0.1], np.float32), 7.0)
+    weak = dataclasses.replace(prof, check=SelfCheck(100, 80, 15, ((20, 0, 0, 0, 0, 0),) * 5))
+    for ink_right, status in ((95, "ok"), (85, "warn")):
+        ink = dataclasses.replace(
+            prof, check=SelfCheck(100, ink_right, 2, ((20, 0, 0, 0, 0, 0),) * 5), view=view
+        )
+        dataclasses.replace(weak, ink=ink).save(paths.profile_dir())
+        c = doctor.check_profile(doctor.Context())
+        assert c.status == status and f"self-check {ink_right}.0% that way" in c.detail, c.detail
+    prof.save(paths.profile_dir())  # enrolled again without: the ink read is gone
+    c = doctor.check_profile(doctor.Context())
+    assert c.status == "ok" and "ink" not in c.detail, c.detail
 
 
 def test_doctor_never_crashes_and_reports_failure(

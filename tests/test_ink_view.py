@@ -268,3 +268,10 @@ def test_enrolment_and_doctor_say_when_the_dice_are_also_read_as_ink(
     assert len(said) == 1 and "grain" in said[0] and "self-check" in said[0]
     assert not any("as their ink" in line for line in faces_cli.self_check_lines(plain))
     assert "as their ink" in prof.summary() and "as their ink" not in plain.summary()
+    # each warning says which read it is of, when there are two
+    lines = faces_cli.self_check_lines(
+        dataclasses.replace(prof, warnings=("motifs 1 and 3 look alike",))
+    )
+    assert "warning (the dice as seen): motifs 1 and 3 look alike" in lines
+    assert any(line.startswith("no warning (the dice as ink)") for line in lines)
+    assert not any(line.startswith("warning (") for line in faces_cli.self_check_lines(plain))

@@ -133,9 +133,17 @@ def self_check_lines(profile: Profile) -> list[str]:
                 f"a find the model gives a {wary:.0f}% chance or more of being no die reads ? "
                 "when its drawing is like none of the enrolled dice"
             )
-    lines += [f"warning: {w}" for w in profile.warnings]
-    if not profile.warnings:
-        lines.append("no warning: every motif was told apart from the others")
+    if ink is None:
+        lines += [f"warning: {w}" for w in profile.warnings]
+        if not profile.warnings:
+            lines.append("no warning: every motif was told apart from the others")
+        return lines
+    # two reads: say which one each warning is of (a warning of the dice as seen may be one
+    # the ink read does not share)
+    for name, prof in (("the dice as seen", profile), ("the dice as ink", ink)):
+        lines += [f"warning ({name}): {w}" for w in prof.warnings]
+        if not prof.warnings:
+            lines.append(f"no warning ({name}): every motif was told apart from the others")
     return lines
 
 
