@@ -180,7 +180,8 @@ class Profile:
     # or hold back the head's read.
     pixel_weight: float = 0.0
     fused_limits: tuple[float, ...] = field(default=())
-    # The table's dice are read redrawn as ink on a plain face (ink_view.py); None: as seen.
+    # A second (ink) profile's: it reads the dice redrawn as ink on a plain face (ink_view.py);
+    # None: as seen.
     view: InkView | None = None
     # A second profile beside this one, fitted on the dice redrawn as ink (its ``view``): a die
     # one of the two reads and the other reads `?` takes the read, a die they read as two

@@ -7,9 +7,9 @@ colour mostly along its own axis (light and dark brown). An enrolment learns bot
 dice: the spread of each die's face about its own median colour (mostly body, grain included)
 and the colour of its far pixels (mostly ink). Each pixel is then projected on the body-whitened
 direction from body to ink (Fisher's discriminant): grain, along the body's spread, fades; ink
-stays. The crop is redrawn grey, ink dark on a light face, and the profile is fitted and read on
-that view instead (enroll.fit_profile keeps it only where its own cross-check reads the
-enrolment clearly better; docs/vision.md, session 62).
+stays. The crop is redrawn grey, ink dark on a light face, and a second profile is fitted and
+read on that view beside the plain one (enroll.fit_profile keeps it only where its own
+cross-check reads the enrolment clearly better; docs/vision.md, session 62).
 """
 
 from __future__ import annotations
