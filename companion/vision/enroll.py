@@ -661,10 +661,9 @@ def fit_profile(
 
 def _views(crops: npt.NDArray[np.uint8]) -> list[views.View]:
     """The views a second profile may read a table's dice in: its ink (session 62's first, so
-    that it wins a tie), its ink drawn as dark in each die as the die allows, and its thin
-    strokes (docs/vision.md, session 63)."""
-    inks = [InkView.fit(crops), InkView.fit(crops, own_gain=True)]
-    return [v for v in inks if v is not None] + [LineView()]
+    that it wins a tie) and its thin strokes (docs/vision.md, session 63)."""
+    ink = InkView.fit(crops)
+    return ([ink] if ink is not None else []) + [LineView()]
 
 
 def _reads_more(a: Profile, b: Profile) -> bool:

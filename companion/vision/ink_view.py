@@ -37,10 +37,6 @@ RIDGE = 4.0
 # Blur before projecting: JPEG keeps colour in 8x8 blocks, which the projection would draw.
 BLUR_SIGMA = 1.0
 BODY_GREY, INK_DEPTH = 235.0, 200.0
-# With ``own_gain``, each crop's own FULL_INK quantile is its full ink (a die in dim light draws
-# as dark as one in bright light), never below this share of the table's.
-GAIN_FLOOR = 0.25
-KIND = "ink"
 
 
 @dataclass(frozen=True)
@@ -49,12 +45,9 @@ class InkView:
 
     direction: F32  # (3,) BGR weights
     full: float  # the projection drawn as full ink
-    # Full ink per crop, from its own face (since session 63); False: the table's ``full`` for
-    # every crop (a profile of session 62).
-    own_gain: bool = False
 
     @classmethod
-    def fit(cls, crops: npt.NDArray[np.uint8], *, own_gain: bool = False) -> InkView | None:
+    def fit(cls, crops: npt.NDArray[np.uint8]) -> InkView | None:
         """The view of a table's enrolled dice (N, 64, 64, 3 BGR); None when no ink stands out."""
         if len(crops) < 2:
             return None
@@ -71,7 +64,7 @@ class InkView:
         full = float(np.quantile(np.abs(z @ w), FULL_INK))
         if not np.isfinite(full) or full < 1e-3:
             return None
-        return cls(w, full, own_gain)
+        return cls(w, full)
 
     def apply(self, crops: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
         """The crops redrawn: each pixel's ink (projection on the direction, from its face's
@@ -81,23 +74,12 @@ class InkView:
         b = _blurred(crops)
         x = b.astype(np.float32)
         med = np.median(x[:, FACE, FACE].reshape(len(b), -1, 3), axis=1)
-        p = (x - med[:, None, None, :]) @ self.direction
-        if self.own_gain:
-            own = np.quantile(np.abs(p[:, FACE, FACE]).reshape(len(b), -1), FULL_INK, axis=1)
-            s = p / np.maximum(own, GAIN_FLOOR * self.full)[:, None, None]
-        else:
-            s = p / self.full
+        s = (x - med[:, None, None, :]) @ self.direction / self.full
         g = (BODY_GREY - INK_DEPTH * np.clip(s, 0.0, 1.0)).astype(np.uint8)
         return np.ascontiguousarray(np.repeat(g[..., None], 3, axis=3))
 
     def to_json(self) -> dict[str, Any]:
-        d: dict[str, Any] = {
-            "direction": [float(v) for v in self.direction],
-            "full": self.full,
-        }
-        if self.own_gain:
-            d["own_gain"] = True
-        return d
+        return {"direction": [float(v) for v in self.direction], "full": self.full}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> InkView:
@@ -105,10 +87,7 @@ class InkView:
         full = float(d["full"])
         if w.shape != (3,) or not np.all(np.isfinite(w)) or not full > 0:
             raise ValueError("an ink view needs three finite weights and a positive full ink")
-        own_gain = d.get("own_gain", False)
-        if not isinstance(own_gain, bool):
-            raise ValueError("an ink view's own_gain is true or false")
-        return cls(w, full, own_gain)
+        return cls(w, full)
 
 
 def _blurred(crops: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
