@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.otherhand.paired import main, paired, set_counts, verdict
+from benchmarks.otherhand.paired import changed_sets, main, paired, set_counts, verdict
 
 
 def _report(sets: dict[str, tuple[int, int, int]], frames: int = 40) -> dict[str, object]:
@@ -70,6 +70,41 @@ def test_one_more_silent_error_a_set_fails() -> None:
 def test_losing_two_dice_in_a_hundred_fails_the_right_gates() -> None:
     gates = _verdict(*_tables(2, right_shift=-12))
     assert not gates["P1 enrolled right"] and not gates["P4 alone right"]
+
+
+def test_a_large_gain_on_one_table_is_not_noise_that_fails_it() -> None:
+    # session 62's V1: one wood set read +307, the rest as before; the plain spread of the
+    # per-set differences took that gain for noise and failed the change
+    base, cand = _tables(3)
+    for report, right in ((base, 200), (cand, 507)):
+        runs = report["runs"]
+        assert isinstance(runs, dict)
+        runs["profile"]["s0"].update(accuracy=right / 570)
+    gates = _verdict(base, cand)
+    assert gates["P1 enrolled right"]
+    # ... while a loss spread over every table still fails
+    base, cand = _tables(3, right_shift=-6)
+    assert not _verdict(base, cand)["P1 enrolled right"]
+
+
+def test_dice_right_are_counted_of_the_dice_found() -> None:
+    # score.py gives accuracy and silent as shares of the dice it matched: 90 found of 100,
+    # 81 of them right, 2 silent, is 81 and 2 (not 89 and 2 of all 100)
+    report = _report({"a": (100, 90, 2)})
+    runs = report["runs"]
+    assert isinstance(runs, dict)
+    runs["profile"]["a"].update(matched=90, accuracy=81 / 90, silent=2 / 90)
+    c = set_counts(report, "profile")["a"]
+    assert (c.dice, c.right, c.wrong, c.matched) == (100, 81, 2, 90)
+
+
+def test_the_sets_that_changed_are_listed() -> None:
+    base = set_counts(_report({"a": (100, 90, 1), "b": (100, 80, 0)}), "profile")
+    cand = set_counts(_report({"a": (100, 95, 0), "b": (100, 80, 0)}), "profile")
+    assert changed_sets(base, cand) == [
+        "  a: right 90 -> 95 (+5 of 100), silent 1 -> 0, frames all right 20 -> 20"
+    ]
+    assert changed_sets(base, base) == []
 
 
 def test_the_sums_are_over_the_sets_both_readers_scored() -> None:

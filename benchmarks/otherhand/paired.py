@@ -24,6 +24,7 @@ import math
 import statistics
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,6 +58,7 @@ class Paired:
     frames: int
     right: int
     right_se: float
+    right_robust_se: float
     wrong: int
     wrong_se: float
     all_right: int
@@ -74,11 +76,12 @@ def set_counts(report: dict[str, object], run: str) -> dict[str, Counts]:
     for name, m in runs[run].items():
         if name == "ALL":
             continue
-        n = int(m["dice"])
+        n, matched = int(m["dice"]), int(m["matched"])
+        # score.py's accuracy and silent are shares of the dice it matched, not of all
         out[name] = Counts(
             n,
-            round(m["accuracy"] * n),
-            round(m["silent"] * n),
+            round(m["accuracy"] * matched),
+            round(m["silent"] * matched),
             int(m["frames"]),
             round(m["allcorrect"] * m["frames"]),
             int(m["matched"]),
@@ -87,8 +90,19 @@ def set_counts(report: dict[str, object], run: str) -> dict[str, Counts]:
     return out
 
 
-def _se(diffs: list[int]) -> float:
+def _se(diffs: Sequence[float]) -> float:
     return math.sqrt(len(diffs)) * statistics.stdev(diffs) if len(diffs) > 1 else math.inf
+
+
+def _robust_se(diffs: list[int]) -> float:
+    """_se with each gain beyond the upper fence (third quartile + 1.5 interquartile ranges)
+    taken at the fence: one table that a change moves up by hundreds (session 62: +307 on one
+    wood set) is not the noise of the rest. Losses count in full."""
+    if len(diffs) < 2:
+        return math.inf
+    q1, _, q3 = statistics.quantiles(diffs, n=4)
+    fence = q3 + 1.5 * (q3 - q1)
+    return _se([min(d, fence) for d in diffs])
 
 
 def paired(base: dict[str, Counts], cand: dict[str, Counts]) -> Paired:
@@ -108,6 +122,7 @@ def paired(base: dict[str, Counts], cand: dict[str, Counts]) -> Paired:
         sum(base[s].frames for s in sets),
         sum(d),
         _se(d),
+        _robust_se(d),
         sum(w),
         _se(w),
         sum(cand[s].all_right - base[s].all_right for s in sets),
@@ -120,13 +135,16 @@ def paired(base: dict[str, Counts], cand: dict[str, Counts]) -> Paired:
 
 def verdict(enrolled: Paired, alone: Paired) -> dict[str, bool]:
     """Session 54's gates (docs/vision.md): no loss of dice right beyond 0.2 % (and none
-    beyond 0.4 % within the noise), no more silent errors than one die in 5,000 and none
-    the noise cannot explain, the same for the model alone more loosely, frames and
-    recall and precision held."""
+    beyond 0.4 % within the noise, a single table's large gain not taken as noise since
+    session 63), no more silent errors than one die in 5,000 and none the noise cannot
+    explain, the same for the model alone more loosely, frames and recall and precision
+    held."""
     e, a = enrolled, alone
     return {
+        # the noise here is the robust spread: a gain of hundreds on one table is no noise
+        # that could hide a loss elsewhere (session 63)
         "P1 enrolled right": e.right >= -0.002 * e.dice
-        and e.right - Z * e.right_se >= -0.004 * e.dice,
+        and e.right - Z * e.right_robust_se >= -0.004 * e.dice,
         "P2 enrolled silent": e.wrong <= 0.0002 * e.dice + 1 and e.wrong - Z * e.wrong_se <= 0,
         "P3 alone silent": a.wrong <= 0.0005 * a.dice + 2 and a.wrong - Z * a.wrong_se <= 0,
         "P4 alone right": a.right >= -0.005 * a.dice,
@@ -147,6 +165,20 @@ def describe(title: str, p: Paired) -> str:
         f"recall {p.recall[0]:.4f} -> {p.recall[1]:.4f}, "
         f"precision {p.precision[0]:.4f} -> {p.precision[1]:.4f}"
     )
+
+
+def changed_sets(base: dict[str, Counts], cand: dict[str, Counts]) -> list[str]:
+    """One line for each set both readers scored whose dice right, silent or frames all right
+    differ: where a change acts, which the sums hide."""
+    lines = []
+    for s in sorted(set(base) & set(cand)):
+        b, c = base[s], cand[s]
+        if (b.right, b.wrong, b.all_right) != (c.right, c.wrong, c.all_right):
+            lines.append(
+                f"  {s}: right {b.right} -> {c.right} ({c.right - b.right:+d} of {b.dice}), "
+                f"silent {b.wrong} -> {c.wrong}, frames all right {b.all_right} -> {c.all_right}"
+            )
+    return lines
 
 
 def _report(cmd: str, data: Path, out: Path, scorer: Path) -> dict[str, object]:
@@ -189,7 +221,9 @@ def main(argv: list[str] | None = None) -> int:
                 runs[run][k].update(set_counts(report, run))
     enrolled, alone = paired(*runs["profile"]), paired(*runs["shipped"])
     print(describe("enrolled", enrolled))
+    print("\n".join(changed_sets(*runs["profile"])) or "  no set changed")
     print(describe("alone", alone))
+    print("\n".join(changed_sets(*runs["shipped"])) or "  no set changed")
     gates = verdict(enrolled, alone)
     for name, ok in gates.items():
         print(f"{name}: {'pass' if ok else 'FAIL'}")
