@@ -84,7 +84,7 @@ def set_counts(report: dict[str, object], run: str) -> dict[str, Counts]:
             round(m["silent"] * matched),
             int(m["frames"]),
             round(m["allcorrect"] * m["frames"]),
-            int(m["matched"]),
+            matched,
             int(m["predictions"]),
         )
     return out
