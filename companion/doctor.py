@@ -188,7 +188,7 @@ def check_profile(ctx: Context) -> Check:
             "enrol the dice again",
         )
     summary = f"profile {folder}: {profile.summary()}"
-    # a profile with a second read of the dice as ink (vision.ink_view) reads at least as well
+    # a profile with a second read of the dice redrawn (vision.views) reads at least as well
     # as the better of its two self-checks
     checks = [c for c in (profile.check, profile.ink.check if profile.ink else None) if c]
     best = max((c.accuracy for c in checks if c.dice), default=None)

@@ -14,6 +14,7 @@ import numpy.typing as npt
 import pytest
 
 from companion.synth import HELD_OUT
+from companion.vision import views
 from companion.vision.classify import FaceClassifier, _either, rotation_run
 from companion.vision.enroll import (
     VIEW_GAIN,
@@ -210,15 +211,18 @@ def test_enrolment_keeps_the_ink_read_where_its_cross_check_is_clearly_better(
         seen.append((viewed.check.accuracy, plain.check.accuracy))
         return True
 
-    # this set reads itself too well for the ink read to be tried at all ...
+    # this set reads itself too well for a second read to be tried at all ...
     monkeypatch.setattr(enroll, "_clearly_better", better)
     assert fit_profile(clf, crops, labels, frames).ink is None and not seen
-    # ... unless its self-check had room for the ink read to be clearly better
+    # ... unless its self-check had room for one to be clearly better: the ink is tried first
+    # and, clearly better, kept (test_colour_view: the yellow view is tried only after it)
     monkeypatch.setattr(enroll, "VIEW_GAIN", 0.0)
     prof = fit_profile(clf, crops, labels, frames)
     assert len(seen) == 1 and prof.view is None
-    assert prof.ink is not None and prof.ink.view is not None and prof.ink.ink is None
+    assert prof.ink is not None and isinstance(prof.ink.view, InkView) and prof.ink.ink is None
     assert prof.ink.check is not None and prof.ink.check.dice > 0
+    assert prof.ink.check.accuracy == seen[0][0]
+    assert views.NAMES[views.kind(prof.ink.view)]
 
 
 def test_a_profile_with_an_ink_read_is_written_read_back_and_reads_both(
@@ -228,7 +232,7 @@ def test_a_profile_with_an_ink_read_is_written_read_back_and_reads_both(
     assert prof.ink is not None
     prof.save(tmp_path / "p")
     back = Profile.load(tmp_path / "p", clf)
-    assert back.ink is not None and back.ink.view is not None and back.view is None
+    assert back.ink is not None and isinstance(back.ink.view, InkView) and back.view is None
     assert np.array_equal(back.ink.view.direction, view.direction)
     assert np.array_equal(back.ink.weights, prof.ink.weights)
     test = _enrolment_crops(HELD_OUT[5], 7)[0]

@@ -34,9 +34,9 @@ import numpy.typing as npt
 
 from companion.paths import shipped_model
 from companion.vision.crop import CROP_SIZE, cut_faces
-from companion.vision.ink_view import InkView
 from companion.vision.onnx_session import cpu_session
 from companion.vision.pixel_templates import PixelReads, settle
+from companion.vision.views import View
 
 FACES = ("I", "1", "2", "3", "E")
 NOT_A_DIE = "-"  # the sixth class of a model that knows non-dice; never reported as a face
@@ -91,14 +91,14 @@ class ProfileHead(Protocol):
         ...
 
     @property
-    def view(self) -> InkView | None:
-        """How the table's dice are redrawn before this profile reads them (an ink profile's;
-        None: as seen)."""
+    def view(self) -> View | None:
+        """How the table's dice are redrawn before this profile reads them (a second
+        profile's; None: as seen)."""
         ...
 
     @property
     def ink(self) -> ProfileHead | None:
-        """A second profile that reads the dice redrawn as ink (its view), beside this one."""
+        """A second profile that reads the dice redrawn (its view), beside this one."""
         ...
 
     @property
@@ -381,8 +381,8 @@ class FaceClassifier:
             out = self._profile_read(self.profile, crops, logits, rot_emb)
             ink = self.profile.ink
             if ink is not None and ink.view is not None:
-                # the table's dice redrawn as their ink, read by the profile fitted on them; the
-                # model's doubt that each is a die stays that of the die as seen
+                # the table's dice redrawn (as ink, or as yellow), read by the profile fitted
+                # on them; the model's doubt that each is a die stays that of the die as seen
                 seen = ink.view.apply(crops)
                 inked = self._profile_read(
                     ink, seen, logits, rotation_run(self, seen, READ_ROTATIONS)[1]

@@ -34,7 +34,7 @@ import io
 import json
 import os
 import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -43,6 +43,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.fileperm import private_dir, write_private
+from companion.vision import views
 from companion.vision.classify import (
     FACES,
     READ_ROTATIONS,
@@ -53,6 +54,7 @@ from companion.vision.classify import (
     rotation_run,
     softmax,
 )
+from companion.vision.colour_view import ColourView
 from companion.vision.crop import cut_faces
 from companion.vision.finders import DEFAULT_FINDER, make_finder
 from companion.vision.image_file import ImageFileError, load_image
@@ -100,10 +102,11 @@ FOREIGN_GAP = 0.15
 # head has only seen dice, and reads a grid cell as a confident 1 (docs/vision.md).
 DOUBT_FLOOR = 0.05
 DOUBT_QUANTILE = 0.99
-# A profile also reads the table's dice redrawn as ink on a plain face (ink_view.py, a second
-# profile beside it: Profile.ink) only when that profile's own cross-check reads this much
-# larger a share of the enrolled dice right, with at most VIEW_WRONG more of them wrong; a
-# set that reads itself better than 1 - VIEW_GAIN does not try it (docs/vision.md, session 62).
+# A profile also reads the table's dice redrawn as ink on a plain face (ink_view.py) or as how
+# yellow they are (colour_view.py), a second profile beside it (Profile.ink), only when that
+# profile's own cross-check reads this much larger a share of the enrolled dice right, with at
+# most VIEW_WRONG more of them wrong (the ink first; the yellow only where the ink is not); a
+# set that reads itself better than 1 - VIEW_GAIN tries neither (docs/vision.md, 62-64).
 VIEW_GAIN = 0.05
 VIEW_WRONG = 1
 INK_FOLDER = "ink"  # the second profile's folder inside a profile's
@@ -180,9 +183,9 @@ class Profile:
     # or hold back the head's read.
     pixel_weight: float = 0.0
     fused_limits: tuple[float, ...] = field(default=())
-    # A second (ink) profile's: it reads the dice redrawn as ink on a plain face (ink_view.py);
-    # None: as seen.
-    view: InkView | None = None
+    # A second profile's: it reads the dice redrawn as ink on a plain face (ink_view.py) or as
+    # how yellow they are (colour_view.py); None: as seen.
+    view: views.View | None = None
     # A second profile beside this one, fitted on the dice redrawn as ink (its ``view``): a die
     # one of the two reads and the other reads `?` takes the read, a die they read as two
     # motifs reads `?` (classify._either). None: this profile reads alone.
@@ -364,7 +367,7 @@ class Profile:
                     if meta.get("fused_limits")
                     else ()
                 ),
-                InkView.from_json(meta["ink_view"]) if meta.get("ink_view") else None,
+                views.from_json(meta["ink_view"]) if meta.get("ink_view") else None,
             )
             if (d / INK_FOLDER / META_FILE).is_file():
                 prof = replace(prof, ink=cls.load(d / INK_FOLDER, classifier))
@@ -445,10 +448,8 @@ class Profile:
         else:
             text += "; no pixel templates (an older profile): enrol again to let them settle a ?"
         if self.ink is not None and self.ink.check is not None and self.ink.check.dice:
-            text += (
-                "; also read redrawn as their ink on a plain face (a grained or flecked body; "
-                f"self-check {100 * self.ink.check.accuracy:.1f}% that way)"
-            )
+            says = views.SAYS[views.kind(self.ink.view)] if self.ink.view else "another way"
+            text += f"; also read {says} (self-check {100 * self.ink.check.accuracy:.1f}% that way)"
         return text
 
 
@@ -646,15 +647,26 @@ def fit_profile(
     if profile.check is None or profile.check.dice == 0:
         return profile
     if profile.check.right / profile.check.dice > 1.0 - VIEW_GAIN:
-        return profile  # the ink view cannot be clearly better: spare the enrolment its time
-    view = InkView.fit(crops)
-    if view is None:
-        return profile
-    seen = view.apply(crops)
-    viewed = profile_from(rotation_run(classifier, seen)[1], labels, frames, digest, not_die, seen)
-    if not _clearly_better(viewed, profile):
-        return profile
-    return replace(profile, ink=replace(viewed, view=view))
+        return profile  # no view can be clearly better: spare the enrolment its time
+    for view in _views(crops):
+        seen = view.apply(crops)
+        viewed = profile_from(
+            rotation_run(classifier, seen)[1], labels, frames, digest, not_die, seen
+        )
+        if _clearly_better(viewed, profile):
+            return replace(profile, ink=replace(viewed, view=view))
+    return profile
+
+
+def _views(crops: npt.NDArray[np.uint8]) -> Iterator[views.View]:
+    """The views a second profile may read a table's dice in, the first clearly better one
+    kept: its ink (session 62's), then how yellow it is. The yellow view is tried only where
+    the ink is not clearly better: on fresh tables where it replaced a clearly better ink it
+    gained as often as it lost, and where there was none it gained (docs/vision.md, 64)."""
+    ink = InkView.fit(crops)
+    if ink is not None:
+        yield ink
+    yield ColourView()
 
 
 def _clearly_better(viewed: Profile, plain: Profile) -> bool:

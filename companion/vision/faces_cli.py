@@ -8,6 +8,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
+from companion.vision import views
 from companion.vision.classify import FACES, WARY_SHARE
 from companion.vision.finders import DEFAULT_FINDER, FINDERS
 
@@ -75,9 +76,10 @@ def self_check_lines(profile: Profile) -> list[str]:
     ink = profile.ink
     if ink is not None and ink.check is not None and ink.check.dice:
         c = ink.check
+        says = views.SAYS[views.kind(ink.view)] if ink.view is not None else "another way"
         lines.append(
-            "the dice are also read redrawn as their ink on a plain face, the body's grain or "
-            "flecks hiding the drawing from the dice as seen (that read's self-check: "
+            f"the dice are also read {says}, where the drawing hides from the dice as seen "
+            "(that read's self-check: "
             f"{c.right} of {c.dice} right, {c.unsure} ?, {c.dice - c.right - c.unsure} wrong); "
             "a die one read reads and the other reads ? takes the read, a die they read as two "
             "motifs reads ?"
@@ -139,8 +141,9 @@ def self_check_lines(profile: Profile) -> list[str]:
             lines.append("no warning: every motif was told apart from the others")
         return lines
     # two reads: say which one each warning is of (a warning of the dice as seen may be one
-    # the ink read does not share)
-    for name, prof in (("the dice as seen", profile), ("the dice as ink", ink)):
+    # the second read does not share)
+    second = views.NAMES[views.kind(ink.view)] if ink.view is not None else "the second read"
+    for name, prof in (("the dice as seen", profile), (second, ink)):
         lines += [f"warning ({name}): {w}" for w in prof.warnings]
         if not prof.warnings:
             lines.append(f"no warning ({name}): every motif was told apart from the others")
