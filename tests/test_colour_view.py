@@ -14,12 +14,12 @@ import pytest
 
 from companion.synth import HELD_OUT
 from companion.vision import views
-from companion.vision.classify import FaceClassifier, _either, rotation_run
+from companion.vision.classify import FaceClassifier
 from companion.vision.colour_view import ColourView
 from companion.vision.enroll import EnrolmentError, Profile, fit_profile
 from companion.vision.ink_view import InkView
 from tests.test_enroll import _enrolment_crops
-from tests.test_ink_view import _wood_crops
+from tests.test_ink_view import Grain, _wood_crops, assert_reads_either, grained_crops
 
 # BGR: two browns of a wood grain, and a gold as light as the lighter brown but more yellow
 LIGHT, DARK, GOLD = (70, 135, 190), (35, 75, 115), (30, 150, 185)
@@ -28,25 +28,9 @@ LIGHT, DARK, GOLD = (70, 135, 190), (35, 75, 115), (30, 150, 185)
 def _gold_crops(n: int, seed: int = 0) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.bool_]]:
     """Crops of a body with bold grain stripes and a gold drawing of the body's brightness;
     and where the drawing is."""
-    rng = np.random.default_rng(seed)
-    crops = np.zeros((n, 64, 64, 3), np.uint8)
-    art = np.zeros((n, 64, 64), bool)
-    for i in range(n):
-        c = np.zeros((64, 64, 3), np.float32)
-        c[:] = LIGHT
-        period, phase = int(rng.integers(6, 10)), int(rng.integers(0, 10))
-        for y in range(64):
-            if (y + phase) % period < period // 2:
-                c[y] = DARK
-        m = np.zeros((64, 64), np.uint8)
-        x0, y0 = int(rng.integers(14, 24)), int(rng.integers(14, 24))
-        cv2.line(m, (x0, y0), (x0 + 20, y0 + 22), 255, 4)
-        cv2.circle(m, (x0 + 12, y0 + 6), 7, 255, 3)
-        c[m > 0] = GOLD
-        c += rng.normal(0, 3, c.shape)
-        crops[i] = np.clip(c, 0, 255).astype(np.uint8)
-        art[i] = cv2.erode(m, np.ones((3, 3), np.uint8)) > 0  # well inside the strokes
-    return crops, art
+    return grained_crops(
+        n, seed, (LIGHT, DARK, GOLD), Grain((6, 10), 10, (14, 24), (20, 22, 4), (12, 6, 7, 3), 3)
+    )
 
 
 def test_the_colour_view_draws_the_gold_and_fades_the_grain() -> None:
@@ -122,19 +106,7 @@ def test_a_profile_read_as_yellow_is_written_read_back_and_says_so(
     prof.save(tmp_path / "p")
     back = Profile.load(tmp_path / "p", clf)
     assert back.ink is not None and back.ink.view == yellow and back.view is None
-    test = crops[::3]
-    try:
-        clf.profile = back
-        both = clf.probabilities(test)
-        clf.profile = dataclasses.replace(back, ink=None)
-        alone = clf._probabilities(test)
-        logits = clf.run(test)[0]
-        seen = yellow.apply(test)
-        lines = clf._profile_read(back.ink, seen, logits, rotation_run(clf, seen, 2)[1])
-    finally:
-        clf.profile = None
-    want = _either(alone, lines)
-    assert np.allclose(both[0], want[0]) and np.array_equal(both[1], want[1])
+    assert_reads_either(clf, back, crops[::3])
     said = [x for x in faces_cli.self_check_lines(prof) if "how yellow" in x]
     assert len(said) == 1 and "self-check" in said[0]
     assert "how yellow" in prof.summary() and "as their ink" not in prof.summary()
