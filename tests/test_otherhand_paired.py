@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 import pytest
 
-from benchmarks.otherhand.paired import changed_sets, main, paired, set_counts, verdict
+from benchmarks.otherhand.paired import (
+    changed_sets,
+    main,
+    paired,
+    set_counts,
+    tables_lost,
+    verdict,
+)
 
 
 def _report(sets: dict[str, tuple[int, int, int]], frames: int = 40) -> dict[str, object]:
@@ -107,6 +115,25 @@ def test_the_sets_that_changed_are_listed() -> None:
     assert changed_sets(base, base) == []
 
 
+def test_a_table_that_loses_more_than_a_few_dice_is_named() -> None:
+    # sessions 63-64: oh99d -4 of 630 with two silent dice turned ?, oh102f -8 of 564 with
+    # two more silent
+    base = set_counts(
+        _report({"d": (630, 619, 3), "f": (564, 387, 5), "g": (1000, 900, 0), "h": (100, 90, 0)}),
+        "profile",
+    )
+    cand = set_counts(
+        _report({"d": (630, 615, 1), "f": (564, 379, 7), "g": (1000, 895, 0), "h": (100, 86, 0)}),
+        "profile",
+    )
+    # d: 4 lost, 2 of them silent errors made ?, counts 2; g: 5 of 1,000 is within 0.5 %
+    assert tables_lost(base, cand) == [
+        "  f loses 8 of 564 (right 387 -> 379, silent 5 -> 7)",
+        "  h loses 4 of 100 (right 90 -> 86, silent 0 -> 0)",
+    ]
+    assert tables_lost(base, base) == [] and tables_lost(cand, base) == []
+
+
 def test_the_sums_are_over_the_sets_both_readers_scored() -> None:
     base = _report({"a": (100, 90, 1), "b": (100, 80, 0), "c": (100, 70, 0)})
     cand = _report({"a": (100, 95, 0), "b": (100, 78, 2)})
@@ -126,7 +153,19 @@ def test_main_reads_reports_already_made(
     rc = main(["x/base-companion", "y/cand-companion", "--data", str(data), "--out", str(tmp_path)])
     out = capsys.readouterr().out
     assert "enrolled: 30 sets, 17100 dice" in out and "P2 enrolled silent" in out
-    assert rc == 0 and "FAIL" not in out  # noise only
+    # noise of up to 6 dice on every table passes P1-P5, but such a table's loss is named
+    assert "P5 frames, recall, precision: pass" in out and "P1 enrolled right: pass" in out
+    assert rc == 1 and "P6 no table loses (enrolled): FAIL" in out
+    assert re.search(r"^  s\d+ loses \d+ of 570", out, re.M)
+    # a change that leaves every table as it was but one, which gains: every gate passes
+    runs = cand["runs"]
+    assert isinstance(runs, dict)
+    runs["profile"] = {**base["runs"]["profile"]}  # type: ignore[index]
+    runs["profile"]["s0"] = {**runs["profile"]["s0"], "accuracy": 1.0}
+    (tmp_path / "cand-companion-w1.json").write_text(json.dumps(cand))
+    rc = main(["x/base-companion", "y/cand-companion", "--data", str(data), "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert rc == 0 and "FAIL" not in out and not re.search(r"^  s\d+ loses", out, re.M)
 
 
 def test_a_report_that_is_not_scores_says_so(tmp_path: Path) -> None:

@@ -14,6 +14,11 @@ finder (one grey level of noise on its input) moves a profile's limits, so that 
 of the per-set differences is the honest noise. Session 54 wrote this rule before any
 figure and checked it on a null candidate (that noise), which passed every gate on 30
 fresh sets while both speed-ups of the finder failed on silent errors.
+
+The per-set spread is noise only where a change touches every table (the finder's input); a
+change of the profile touches a few and leaves the rest read identically, so since session 64
+P6 also asks that no single table loses more than a few dice (``tables_lost``); the null-noise
+test of P1-P5 does not apply to it.
 """
 
 from __future__ import annotations
@@ -181,6 +186,27 @@ def changed_sets(base: dict[str, Counts], cand: dict[str, Counts]) -> list[str]:
     return lines
 
 
+# P6: what one table may lose (sessions 62-64): a few dice, or half a percent of a large set
+TABLE_LOSS, TABLE_SHARE = 3, 0.005
+
+
+def tables_lost(base: dict[str, Counts], cand: dict[str, Counts]) -> list[str]:
+    """The tables (sets) the candidate reads clearly worse, one line each: dice right lost,
+    less the silent errors it turned `?` (a silent die made `?` is what issue 13 asks for),
+    beyond TABLE_LOSS dice or TABLE_SHARE of the set. A reader reads a table the same every
+    time, so a change that touches few tables can hide one table's loss in the sums."""
+    lines = []
+    for s in sorted(set(base) & set(cand)):
+        b, c = base[s], cand[s]
+        loss = (b.right - c.right) - max(0, b.wrong - c.wrong)
+        if loss > max(TABLE_LOSS, TABLE_SHARE * b.dice):
+            lines.append(
+                f"  {s} loses {loss} of {b.dice} (right {b.right} -> {c.right}, "
+                f"silent {b.wrong} -> {c.wrong})"
+            )
+    return lines
+
+
 def _report(cmd: str, data: Path, out: Path, scorer: Path) -> dict[str, object]:
     path = out / f"{Path(cmd).name}-{data.name}.json"
     if not path.exists():
@@ -225,6 +251,10 @@ def main(argv: list[str] | None = None) -> int:
     print(describe("alone", alone))
     print("\n".join(changed_sets(*runs["shipped"])) or "  no set changed")
     gates = verdict(enrolled, alone)
+    lost = tables_lost(*runs["profile"])
+    gates["P6 no table loses (enrolled)"] = not lost
+    if lost:
+        print("\n".join(lost))
     for name, ok in gates.items():
         print(f"{name}: {'pass' if ok else 'FAIL'}")
     return 0 if all(gates.values()) else 1
