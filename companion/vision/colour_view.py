@@ -7,7 +7,7 @@ the metal has is more yellow than the wood: CIELAB's b* axis (blue to yellow) ho
 grain, mostly a change of lightness, fades there. Each crop is stretched between its own face's
 low and high b* so that a die in warm light and one in cold light draw alike. A second profile
 is fitted and read on this view where enrolment finds it reads the table's dice clearly better
-(enroll.fit_profile; docs/vision.md, session 63).
+and the ink view does not (enroll.fit_profile; docs/vision.md, sessions 63-64).
 """
 
 from __future__ import annotations

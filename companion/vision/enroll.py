@@ -186,7 +186,7 @@ class Profile:
     # A second profile's: it reads the dice redrawn as ink on a plain face (ink_view.py) or as
     # how yellow they are (colour_view.py); None: as seen.
     view: views.View | None = None
-    # A second profile beside this one, fitted on the dice redrawn as ink (its ``view``): a die
+    # A second profile beside this one, fitted on the dice redrawn (its ``view``): a die
     # one of the two reads and the other reads `?` takes the read, a die they read as two
     # motifs reads `?` (classify._either). None: this profile reads alone.
     ink: Profile | None = None
