@@ -448,8 +448,8 @@ class Profile:
         else:
             text += "; no pixel templates (an older profile): enrol again to let them settle a ?"
         if self.ink is not None and self.ink.check is not None and self.ink.check.dice:
-            says = views.SAYS[views.kind(self.ink.view)] if self.ink.view else "another way"
-            text += f"; also read {says} (self-check {100 * self.ink.check.accuracy:.1f}% that way)"
+            share = 100 * self.ink.check.accuracy
+            text += f"; also read {views.says(self.ink.view)} (self-check {share:.1f}% that way)"
         return text
 
 

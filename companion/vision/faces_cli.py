@@ -76,7 +76,7 @@ def self_check_lines(profile: Profile) -> list[str]:
     ink = profile.ink
     if ink is not None and ink.check is not None and ink.check.dice:
         c = ink.check
-        says = views.SAYS[views.kind(ink.view)] if ink.view is not None else "another way"
+        says = views.says(ink.view)
         lines.append(
             f"the dice are also read {says}, where the drawing hides from the dice as seen "
             "(that read's self-check: "

@@ -21,6 +21,11 @@ SAYS = {
 }
 
 
+def says(view: View | None) -> str:
+    """What reading a table's dice in this view does, for enrolment's and doctor's lines."""
+    return SAYS[kind(view)] if view is not None else "another way"
+
+
 def kind(view: View) -> str:
     return colour_view.KIND if isinstance(view, ColourView) else INK
 
